@@ -276,6 +276,8 @@ func (p *placer) willRunIn(head int, now int64, running *runSet, ahead []placedR
 	times = slices.Compact(times)
 	p.times = times
 	var away []int
+	var awayOf uint64
+	awayOK := false
 	j := 0
 	for _, t := range times {
 		for ; j < len(p.ends) && p.ends[j].estEnd <= t; j++ {
@@ -289,18 +291,29 @@ func (p *placer) willRunIn(head int, now int64, running *runSet, ahead []placedR
 				return placedResv{}, false, fmt.Errorf("sim: internal error: will-run test: %w", err)
 			}
 		}
-		away = away[:0]
-		for _, h := range ahead {
-			if h.start < t+window && t < h.end {
-				away = append(away, h.nodes...)
-			}
-		}
-		if len(away) > 0 { // reservations of disjoint windows may share nodes
-			slices.Sort(away)
-			away = slices.Compact(away)
-		}
 		if c.NumFree() < k {
 			continue
+		}
+		// The nodes of the reservations ahead overlapping [t, t + window),
+		// made again only when that set changes (the first 64 as bits).
+		var over uint64
+		for a, h := range ahead {
+			if h.start < t+window && t < h.end && a < 64 {
+				over |= 1 << a
+			}
+		}
+		if !awayOK || over != awayOf || len(ahead) > 64 {
+			away = away[:0]
+			for _, h := range ahead {
+				if h.start < t+window && t < h.end {
+					away = append(away, h.nodes...)
+				}
+			}
+			if len(away) > 0 { // reservations of disjoint windows may share nodes
+				slices.Sort(away)
+				away = slices.Compact(away)
+			}
+			awayOf, awayOK = over, true
 		}
 		nodes, held, err := alloc.AllocateWithout(p.ctx, c, k, away, p.held)
 		p.held = held
