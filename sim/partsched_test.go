@@ -931,3 +931,38 @@ func checkInPartitionsAlone(t *testing.T, what string, rs []JobResult, parts map
 		}
 	}
 }
+
+// TestWillRunInMemoIsTheTest: EASY of several partitions with slurm:tree and
+// slurm:block reuses a front's placed reservation while its memo holds
+// (placer.willRunIn, willRunInMemo.holds); on random histories of 2 to 4
+// overlapping partitions, every reuse is checked against the will-run test run
+// anew (checkRunInMemo: a difference fails the replay), and the memo must be
+// used.
+func TestWillRunInMemoIsTheTest(t *testing.T) {
+	checkRunInMemo, runInMemoHits = true, 0
+	defer func() { checkRunInMemo = false }()
+	m := topo.Mesh(4, 4)
+	rng := rand.New(rand.NewPCG(43, 44))
+	histories := 200
+	if testing.Short() {
+		histories = 80
+	}
+	for h := range histories {
+		parts := randomParts(rng, m.N())
+		jobs := randomPartJobs(rng, parts, 30+rng.IntN(50), rng.IntN(2) == 0)
+		tiers := map[string]int{}
+		for name := range parts {
+			tiers[name] = 1 + rng.IntN(2)
+		}
+		for _, spec := range []string{"slurm:tree:t.conf", "slurm:block:b.conf"} {
+			fj := placeable(t, spec, m, parts, jobs)
+			if _, err := Run(context.Background(), fj, Config{Machine: m, Alloc: refAlloc(t, spec, m), Sched: SchedEASY, Metrics: MetricsSched, Partitions: parts, PartitionTiers: tiers}); err != nil {
+				t.Fatalf("history %d (%v, tiers %v), %s: %v", h, parts, tiers, spec, err)
+			}
+		}
+	}
+	if runInMemoHits < histories {
+		t.Errorf("the memo was used %d times in %d histories", runInMemoHits, histories)
+	}
+	t.Logf("reservations reused and checked: %d", runInMemoHits)
+}

@@ -66,9 +66,16 @@ func newScheduler(name string, res *jobTable, pt *partitions) (scheduler, error)
 	return mk(res, pt), nil
 }
 
-// runSet is the running jobs with their estimated end times.
+// runSet is the running jobs with their estimated end times: jobs in the
+// order they started and, once a scheduler has asked for them
+// (sortedEnds), byEnd: the same jobs by estimated end (ties in the order they
+// started), kept sorted as jobs start and end so that a pass reads them in end
+// order without sorting them (EASY's build, the will-run tests). FCFS and
+// Cplant never ask and pay nothing for it.
 type runSet struct {
-	jobs []runJob
+	jobs  []runJob
+	byEnd []runJob
+	track bool // byEnd is kept
 }
 
 type runJob struct {
@@ -78,16 +85,71 @@ type runJob struct {
 }
 
 func (s *runSet) add(job int, estEnd int64, procs int) {
-	s.jobs = append(s.jobs, runJob{job, estEnd, procs})
+	r := runJob{job, estEnd, procs}
+	s.jobs = append(s.jobs, r)
+	if !s.track {
+		return
+	}
+	at := endsAfter(s.byEnd, estEnd)
+	if at == len(s.byEnd) {
+		s.byEnd = append(s.byEnd, r)
+		return
+	}
+	s.byEnd = slices.Insert(s.byEnd, at, r)
 }
 
 func (s *runSet) remove(job int) {
 	for i, r := range s.jobs {
-		if r.job == job {
-			s.jobs = slices.Delete(s.jobs, i, i+1)
+		if r.job != job {
+			continue
+		}
+		s.jobs = slices.Delete(s.jobs, i, i+1)
+		if !s.track {
 			return
 		}
+		at, _ := slices.BinarySearchFunc(s.byEnd, r.estEnd, func(e runJob, t int64) int { return cmp.Compare(e.estEnd, t) })
+		for ; at < len(s.byEnd); at++ {
+			if s.byEnd[at].job == job {
+				s.byEnd = slices.Delete(s.byEnd, at, at+1)
+				return
+			}
+		}
+		return
 	}
+}
+
+// sortedEnds returns dst holding the running jobs by estimated end, those
+// past it taken to end at now (they stay first: the order holds). The order
+// within a tie is not a stable sort's of jobs; every user releases or counts
+// the jobs of one end time together.
+func (s *runSet) sortedEnds(dst []runJob, now int64) []runJob {
+	if !s.track || len(s.byEnd) != len(s.jobs) { // the first call, or a runSet made without add (tests)
+		s.byEnd = append(s.byEnd[:0], s.jobs...)
+		slices.SortStableFunc(s.byEnd, func(a, b runJob) int { return cmp.Compare(a.estEnd, b.estEnd) })
+		s.track = true
+	}
+	dst = append(dst[:0], s.byEnd...)
+	for i := range dst {
+		if dst[i].estEnd >= now {
+			break
+		}
+		dst[i].estEnd = now
+	}
+	return dst
+}
+
+// endsAfter is the number of jobs of ends (by estimated end) that end by t.
+func endsAfter(ends []runJob, t int64) int {
+	lo, hi := 0, len(ends)
+	for lo < hi {
+		h := int(uint(lo+hi) >> 1)
+		if ends[h].estEnd <= t {
+			lo = h + 1
+		} else {
+			hi = h
+		}
+	}
+	return lo
 }
 
 // strict is FCFS (Cplant false) or the Cplant queue (true). FCFS is strict
@@ -284,7 +346,7 @@ type easy struct {
 	res   *jobTable
 	pt    *partitions // jobs of several partitions; else nil
 	m     int         // partitions (1 without)
-	queue []int
+	queue []easyQueued
 	// A pass's scratch.
 	ends  []runJob // the running jobs by estimated end (past it: now)
 	cum   []int    // cum[j*m+x]: nodes in partition x of ends[:j]
@@ -308,6 +370,12 @@ type easy struct {
 	refusedKeeping map[[2]int64]bool
 }
 
+// easyQueued is a queued job i of partition number x (0 without several
+// partitions), looked up once at its arrival rather than at every pass.
+type easyQueued struct {
+	i, x int
+}
+
 // placedResv is a front's reservation of passPlaced: job holds nodes (the
 // will-run test's) from start to end (at least one second).
 type placedResv struct {
@@ -318,12 +386,13 @@ type placedResv struct {
 
 // easyResv is a reservation of a pass: partition part's front of k nodes from
 // start to end (at least one second), which may take use[y] nodes of
-// partition y.
+// partition y; the pass's first ends[:j] end by start.
 type easyResv struct {
 	part       int
 	k          int
 	start, end int64
 	use        []int32
+	j          int
 }
 
 type easyTrial struct {
@@ -344,18 +413,24 @@ func newEASY(res *jobTable, pt *partitions) *easy {
 // arrive queues job i behind the jobs of its partition's tier and of the
 // higher ones, ahead of those of lower tiers (arrival order within a tier).
 func (s *easy) arrive(i int, _ int64, _ int, _ *runSet) {
+	e := easyQueued{i, s.pt.part(s.res.at(i))}
 	at := len(s.queue)
-	if s.pt != nil {
-		t := s.pt.tierOf(s.pt.part(s.res.at(i)))
-		for at > 0 && s.pt.tierOf(s.pt.part(s.res.at(s.queue[at-1]))) < t {
-			at--
-		}
+	if s.pt != nil && at > 0 && s.pt.tierOf(s.queue[at-1].x) < s.pt.tierOf(e.x) {
+		// The queue's tiers do not increase: behind the last job of a tier
+		// as high or higher.
+		t := s.pt.tierOf(e.x)
+		at, _ = slices.BinarySearchFunc(s.queue, t, func(q easyQueued, t int) int {
+			if s.pt.tierOf(q.x) >= t {
+				return -1
+			}
+			return 1
+		})
 	}
 	if at == len(s.queue) {
-		s.queue = append(s.queue, i)
+		s.queue = append(s.queue, e)
 		return
 	}
-	s.queue = slices.Insert(s.queue, at, i)
+	s.queue = slices.Insert(s.queue, at, e)
 }
 
 func (s *easy) depart(int64, int, *runSet) {}
@@ -368,7 +443,7 @@ func (s *easy) next(now int64, free int, running *runSet, p *placer) (int, []int
 		return s.passPlaced(now, running, p)
 	}
 	if p.frag != nil { // one partition or none
-		head := s.queue[0]
+		head := s.queue[0].i
 		if s.res.at(head).Procs <= free {
 			nodes, err := p.place(head)
 			if err != nil {
@@ -390,9 +465,9 @@ func (s *easy) next(now int64, free int, running *runSet, p *placer) (int, []int
 			s.free[x] = s.pt.q.freeIn(x, nil)
 		}
 	}
-	for qi, i := range s.queue {
+	for qi, e := range s.queue {
+		i, x := e.i, e.x
 		r := s.res.at(i)
-		x := s.pt.part(r)
 		if r.Procs <= s.free[x] {
 			nodes, err := s.startNow(i, x, now, running, p)
 			if err != nil {
@@ -507,11 +582,7 @@ func (s *easy) build(now int64, running *runSet) {
 		return
 	}
 	s.built = true
-	s.ends = append(s.ends[:0], running.jobs...)
-	for i := range s.ends {
-		s.ends[i].estEnd = max(s.ends[i].estEnd, now)
-	}
-	slices.SortStableFunc(s.ends, func(a, b runJob) int { return cmp.Compare(a.estEnd, b.estEnd) })
+	s.ends = running.sortedEnds(s.ends, now)
 	m := s.m
 	s.cum = slices.Grow(s.cum[:0], (len(s.ends)+1)*m)[:(len(s.ends)+1)*m]
 	clear(s.cum[:m])
@@ -529,7 +600,11 @@ func (s *easy) build(now int64, running *runSet) {
 
 // avail is the nodes of partition x available at time t (see easy).
 func (s *easy) avail(x int, t int64) int {
-	j, _ := slices.BinarySearchFunc(s.ends, t+1, func(r runJob, t int64) int { return cmp.Compare(r.estEnd, t) })
+	return s.availAt(x, endsAfter(s.ends, t), t)
+}
+
+// availAt is avail(x, t) with j the jobs of ends that end by t.
+func (s *easy) availAt(x, j int, t int64) int {
 	a := s.free[x] + s.cum[j*s.m+x]
 	for _, h := range s.resv {
 		if h.start <= t && t < h.end {
@@ -566,7 +641,7 @@ func (s *easy) fits(t, window int64, own int, use []int32) bool {
 // only: once started it holds them).
 func (s *easy) keeps(t int64, use []int32) bool {
 	for _, h := range s.resv {
-		if h.start == t && use[h.part] > 0 && s.avail(h.part, t) < int(use[h.part]) {
+		if h.start == t && use[h.part] > 0 && s.availAt(h.part, h.j, t) < int(use[h.part]) {
 			return false
 		}
 	}
@@ -600,13 +675,13 @@ func (s *easy) reserve(x, k int, est, now int64) {
 		}
 		last = t
 		if s.fits(t, window, x, use) {
-			s.resv = append(s.resv, easyResv{part: x, k: k, start: t, end: t + window, use: use})
+			s.resv = append(s.resv, easyResv{part: x, k: k, start: t, end: t + window, use: use, j: endsAfter(s.ends, t)})
 			return
 		}
 	}
 	// cannot happen: with every job ended and every reservation over, the
 	// partition holds it
-	s.resv = append(s.resv, easyResv{part: x, k: k, start: math.MaxInt64 / 2, end: math.MaxInt64 / 2, use: use})
+	s.resv = append(s.resv, easyResv{part: x, k: k, start: math.MaxInt64 / 2, end: math.MaxInt64 / 2, use: use, j: len(s.ends)})
 }
 
 // backfillPlaced is EASY's backfilling with an allocator that may refuse a job
@@ -614,7 +689,7 @@ func (s *easy) reserve(x, k int, est, now int64) {
 // test, and a later job starts if the allocator places it and it either ends by
 // the shadow time or keeps the reservation (placer.placeBesides).
 func (s *easy) backfillPlaced(now int64, free int, running *runSet, p *placer) (int, []int, error) {
-	head := s.queue[0]
+	head := s.queue[0].i
 	res, ok, err := p.willRun(head, now, running)
 	if err != nil {
 		return -1, nil, err
@@ -624,7 +699,7 @@ func (s *easy) backfillPlaced(now int64, free int, running *runSet, p *placer) (
 		return -1, nil, fmt.Errorf("sim: internal error: job %d (%d nodes) is placed on no emptied machine, though it fit the empty one", r.ID, r.Procs)
 	}
 	for qi := 1; qi < len(s.queue); qi++ {
-		i := s.queue[qi]
+		i := s.queue[qi].i
 		r := s.res.at(i)
 		if r.Procs > free {
 			continue
@@ -667,9 +742,9 @@ func (s *easy) passPlaced(now int64, running *runSet, p *placer) (int, []int, er
 		s.refusedKeeping = map[[2]int64]bool{}
 	}
 	clear(s.refusedKeeping)
-	for qi, i := range s.queue {
+	for qi, e := range s.queue {
+		i, x := e.i, e.x
 		r := s.res.at(i)
-		x := s.pt.part(r)
 		if r.Procs <= s.pt.q.freeIn(x, nil) {
 			nodes, err := s.placeKeeping(i, now, p, s.placed)
 			if err != nil {

@@ -549,16 +549,18 @@ func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Resul
 			return nil, fmt.Errorf("job %d (line %d): %d processors, run time %d", j.ID, j.Line, j.Procs, j.Runtime)
 		}
 	}
-	pt, err := newPartitions(jobs, cfg)
+	// Generated jobs are replicas of rs.base: the same partitions and sizes.
+	parted := jobs
+	if rs != nil {
+		parted = rs.base
+	}
+	pt, err := newPartitions(parted, cfg)
 	if err != nil {
 		return nil, err
 	}
 	stream := cfg.NoPerJob && cfg.Comm == nil && cfg.Sched != SchedAsRun
 	total := len(jobs)
 	if rs != nil {
-		if cfg.Partitions != nil {
-			return nil, errors.New("sim: partitions on generated jobs")
-		}
 		if !stream {
 			return nil, errors.New("sim: internal error: generated jobs on a replay that keeps them")
 		}

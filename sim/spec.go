@@ -612,8 +612,9 @@ func (s *Spec) PrepareContext(ctx context.Context) (*Replay, error) {
 	// before scaling (the history's own sizes and limits).
 	files.keep("SlurmConf default", rp.partitions.defaultWarnings())
 	files.keep("SlurmConf limits", rp.partitions.limitWarnings(rp.Jobs))
-	if s.Scale.Replicate > 1 && !s.PerJob && s.Comm == "" && s.Sched != SchedAsRun && rp.partitions == nil {
-		// Replicas generated as the replay goes (same jobs, same order).
+	if s.Scale.Replicate > 1 && !s.PerJob && s.Comm == "" && s.Sched != SchedAsRun {
+		// Replicas generated as the replay goes (same jobs, same order, the
+		// same partitions).
 		rs, err := newReplicaStream(rp.Jobs, s.Scale, s.LoadFactor)
 		if err != nil {
 			return nil, fieldErr("Scale", "", "%v", err)

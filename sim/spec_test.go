@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -618,5 +620,64 @@ func TestFieldErrorNamed(t *testing.T) {
 	e := FieldError{Field: "Scale.Perturb", Value: "-5", Reason: "below {From}"}
 	if got, want := e.Named(func(f string) string { return f }), e.Error(); got != want {
 		t.Errorf("Named(identity) = %q, Error = %q", got, want)
+	}
+}
+
+// A replicated replay of jobs of several partitions (SlurmConf) generates its
+// replicas as it goes, as one without partitions does, and reports byte for
+// byte the summary of the replay that keeps every job and record, under
+// every queue scheduler.
+func TestStreamedSummaryWithPartitions(t *testing.T) {
+	tr, err := ReadTraceFile("testdata/KTH-SP2-1996-2.converted.txt.gz", ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs := slices.Clone(tr.Jobs[:1500])
+	for i := range jobs {
+		switch {
+		case i%4 == 1 && jobs[i].Procs <= 40:
+			jobs[i].Partition = "small"
+		case i%4 == 2 && jobs[i].Procs <= 30:
+			jobs[i].Partition = "debug"
+		default:
+			jobs[i].Partition = "batch"
+		}
+	}
+	conf := filepath.Join(t.TempDir(), "slurm.conf")
+	if err := os.WriteFile(conf, []byte("NodeName=n[001-100] CPUs=1\nPartitionName=batch Nodes=ALL Default=YES\n"+
+		"PartitionName=small Nodes=n[001-040]\nPartitionName=debug Nodes=n[031-060] PriorityTier=2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, sched := range []Sched{SchedFCFS, SchedEASY, SchedCplant} {
+		s := DefaultSpec()
+		s.Trace, s.TraceData, s.MachineSpec, s.Hostlist, s.SlurmConf = "kth", &Trace{Jobs: jobs}, "mesh:10x10", "n[001-100]", conf
+		s.Alloc, s.Sched, s.Metrics = "slurm:consec", sched, MetricsSched
+		s.Scale.Replicate = 3
+		rp, err := s.PrepareContext(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rp.lazy == nil || rp.partitions == nil {
+			t.Fatalf("%s: replicas generated %v, partitions read %v", sched, rp.lazy != nil, rp.partitions != nil)
+		}
+		stream, err := rp.Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.PerJob = true
+		kept, err := s.Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if kept.Jobs != 4500 || len(kept.PerJob) != kept.Jobs || stream.PerJob != nil {
+			t.Fatalf("%s: %d jobs, %d records kept, %d streamed", sched, kept.Jobs, len(kept.PerJob), len(stream.PerJob))
+		}
+		stream.Seconds, kept.Seconds = 0, 0
+		stream.AllocTime, kept.AllocTime = nil, nil
+		a, _ := json.Marshal(stream)
+		b, _ := json.Marshal(kept)
+		if string(a) != string(b) {
+			t.Fatalf("%s: streamed summary differs:\n%s\n%s", sched, a, b)
+		}
 	}
 }

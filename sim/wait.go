@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -76,6 +75,7 @@ type placer struct {
 	empty   alloc.Fragmenting // a copy of the empty machine (never-fit checks)
 	fits    map[int64]error   // job size (partitions.key) -> nil, or why it never fits
 	ends    []runJob          // scratch
+	times   []int64           // scratch: willRunIn's times tried
 	held    []int             // scratch: reserved nodes taken away from a later job
 	// The sizes the allocator refused in the current state (at version, version
 	// and head for placeBesides): it decides from the state and the size alone,
@@ -83,6 +83,9 @@ type placer struct {
 	// pass would otherwise ask once per queued job, O(n) each for slurm:block).
 	refused       map[int64]uint64 // by partitions.key
 	refusedBeside map[int][2]uint64
+	// runIn: willRunIn's last reservation of each partition's front, by
+	// partition, reused while it still holds (willRunInMemo.holds)
+	runIn map[string]*willRunInMemo
 	// parts keeps jobs in their partitions (partition.go); nil: none
 	parts *partitions
 	// block, when set, is kept away from place's decision besides the
@@ -209,11 +212,7 @@ func (p *placer) willRun(head int, now int64, running *runSet) (reservation, boo
 	}
 	k := p.tab.at(head).Procs
 	c := p.frag.Clone()
-	p.ends = append(p.ends[:0], running.jobs...)
-	for i := range p.ends {
-		p.ends[i].estEnd = max(p.ends[i].estEnd, now)
-	}
-	slices.SortStableFunc(p.ends, func(a, b runJob) int { return cmp.Compare(a.estEnd, b.estEnd) })
+	p.ends = running.sortedEnds(p.ends, now)
 	for i := 0; i < len(p.ends); {
 		t := p.ends[i].estEnd
 		for ; i < len(p.ends) && p.ends[i].estEnd == t; i++ {
@@ -246,29 +245,41 @@ func (p *placer) willRun(head int, now int64, running *runSet) (reservation, boo
 // (from the time tried to it plus head's estimate, at least one second). The
 // first time at which the allocator places head is its start, the nodes it got
 // there its reservation; ok is false when it is not placed even on the emptied
-// partition.
+// partition. The reservation an earlier pass found for head is reused while it
+// holds (willRunInMemo.holds: no start or end since, the same reservations
+// ahead, now not past its start): a pass after an arrival then clones no
+// allocator for the fronts that did not change.
 func (p *placer) willRunIn(head int, now int64, running *runSet, ahead []placedResv) (placedResv, bool, error) {
 	r := p.tab.at(head)
 	k, window := r.Procs, max(r.EstimateUsed, 1)
+	memo := p.runIn[r.Partition]
+	hit := memo.holds(p.version, head, now, window, ahead)
+	if hit && !checkRunInMemo {
+		return memo.res, true, nil
+	}
 	if err := p.parts.enter(p.a, r.Partition, nil); err != nil {
 		return placedResv{}, false, err
 	}
 	c := p.frag.Clone()
 	in := p.parts.in[r.Partition]
-	p.ends = append(p.ends[:0], running.jobs...)
-	times := []int64{now}
-	for i := range p.ends {
-		p.ends[i].estEnd = max(p.ends[i].estEnd, now)
-		times = append(times, p.ends[i].estEnd)
+	p.ends = running.sortedEnds(p.ends, now)
+	times := append(p.times[:0], now)
+	for _, e := range p.ends {
+		times = append(times, e.estEnd)
 	}
 	for _, h := range ahead {
 		times = append(times, max(h.end, now))
 	}
-	slices.SortStableFunc(p.ends, func(a, b runJob) int { return cmp.Compare(a.estEnd, b.estEnd) })
-	slices.Sort(times)
+	if len(ahead) > 0 {
+		slices.Sort(times)
+	}
+	times = slices.Compact(times)
+	p.times = times
 	var away []int
+	var awayOf uint64
+	awayOK := false
 	j := 0
-	for _, t := range slices.Compact(times) {
+	for _, t := range times {
 		for ; j < len(p.ends) && p.ends[j].estEnd <= t; j++ {
 			p.held = p.held[:0]
 			for _, v := range p.tab.at(p.ends[j].job).Nodes {
@@ -280,29 +291,143 @@ func (p *placer) willRunIn(head int, now int64, running *runSet, ahead []placedR
 				return placedResv{}, false, fmt.Errorf("sim: internal error: will-run test: %w", err)
 			}
 		}
-		away = away[:0]
-		for _, h := range ahead {
-			if h.start < t+window && t < h.end {
-				away = append(away, h.nodes...)
-			}
-		}
-		if len(away) > 0 { // reservations of disjoint windows may share nodes
-			slices.Sort(away)
-			away = slices.Compact(away)
-		}
 		if c.NumFree() < k {
 			continue
+		}
+		// The nodes of the reservations ahead overlapping [t, t + window),
+		// made again only when that set changes (the first 64 as bits).
+		var over uint64
+		for a, h := range ahead {
+			if h.start < t+window && t < h.end && a < 64 {
+				over |= 1 << a
+			}
+		}
+		if !awayOK || over != awayOf || len(ahead) > 64 {
+			away = away[:0]
+			for _, h := range ahead {
+				if h.start < t+window && t < h.end {
+					away = append(away, h.nodes...)
+				}
+			}
+			if len(away) > 0 { // reservations of disjoint windows may share nodes
+				slices.Sort(away)
+				away = slices.Compact(away)
+			}
+			awayOf, awayOK = over, true
 		}
 		nodes, held, err := alloc.AllocateWithout(p.ctx, c, k, away, p.held)
 		p.held = held
 		if err == nil {
-			return placedResv{job: head, start: t, end: t + window, nodes: nodes}, true, nil
+			res := placedResv{job: head, start: t, end: t + window, nodes: nodes}
+			if hit { // checkRunInMemo
+				runInMemoHits++
+				if res.start != memo.res.start || res.end != memo.res.end || !slices.Equal(res.nodes, memo.res.nodes) {
+					return placedResv{}, false, fmt.Errorf("sim: internal error: job %d's reserved start %d on %v, the will-run test's %d on %v", r.ID, memo.res.start, memo.res.nodes, res.start, res.nodes)
+				}
+				return memo.res, true, nil
+			}
+			p.remember(res, now, times, ahead)
+			return res, true, nil
 		}
 		if !refusedForNow(err, false) {
 			return placedResv{}, false, fmt.Errorf("sim: will-run test of job %d: %w", r.ID, err)
 		}
 	}
+	if hit {
+		return placedResv{}, false, fmt.Errorf("sim: internal error: job %d's reserved start %d, but the will-run test places it never", r.ID, memo.res.start)
+	}
 	return placedResv{}, false, nil
+}
+
+// checkRunInMemo (tests only) makes willRunIn run the will-run test when its
+// memo holds, fail when the two differ, and count the memo's uses in
+// runInMemoHits.
+var (
+	checkRunInMemo bool
+	runInMemoHits  int
+)
+
+// willRunInMemo is a reservation willRunIn found (res, for job head, at
+// placer version, at time now, having tried times, with the reservations
+// ahead).
+type willRunInMemo struct {
+	version uint64
+	head    int
+	now     int64
+	times   []int64
+	ahead   []placedResv
+	res     placedResv
+}
+
+// remember keeps res, the reservation willRunIn found at now by trying times
+// (sorted, each once; the last is res.start), for the next pass.
+func (p *placer) remember(res placedResv, now int64, times []int64, ahead []placedResv) {
+	if p.runIn == nil {
+		p.runIn = map[string]*willRunInMemo{}
+	}
+	part := p.tab.at(res.job).Partition
+	m := p.runIn[part]
+	if m == nil {
+		m = &willRunInMemo{}
+		p.runIn[part] = m
+	}
+	m.version, m.head, m.now, m.res = p.version, res.job, now, res
+	m.times = append(m.times[:0], times...)
+	m.ahead = m.ahead[:0]
+	for _, h := range ahead {
+		m.ahead = append(m.ahead, placedResv{job: h.job, start: h.start, end: h.end, nodes: slices.Clone(h.nodes)})
+	}
+}
+
+// holds reports whether willRunIn of head at now (window its estimate, at
+// least one second), with the reservations ahead, would find m.res again,
+// without the will-run test. A try at time t is a function of t alone while
+// the allocator and the running jobs are those of m (the same version) and
+// the reservations ahead are the same: the copy with the nodes of the jobs
+// estimated to end by t freed (those past their estimate end now, by t), off
+// the nodes of the reservations ahead whose window overlaps [t, t + window).
+// The tries at m's times before m.res.start failed and the one at it placed
+// head on m.res.nodes. From a later now up to m.res.start, the times tried are
+// now and m's times after it: the same tries, but the one at now when it is
+// not one of m's. Its jobs ended are those of the last of m's times before it,
+// t' (every estimated end and reservation end from m.now on is one of m's
+// times), and so are the reservations it is kept off, unless one starts
+// within a window after t' and by a window after now (its overlap begins
+// between the two): then it is tried anew, and holds says no.
+func (m *willRunInMemo) holds(version uint64, head int, now, window int64, ahead []placedResv) bool {
+	if m == nil || m.version != version || m.head != head || now < m.now || now > m.res.start || len(ahead) != len(m.ahead) {
+		return false
+	}
+	for j, h := range ahead {
+		g := m.ahead[j]
+		if h.job != g.job || h.start != g.start || h.end != g.end || !slices.Equal(h.nodes, g.nodes) {
+			return false
+		}
+	}
+	if now == m.now || now == m.res.start {
+		return true
+	}
+	j := endsAfterTime(m.times, now) // m.times[:j] are at or before now
+	if j == 0 {
+		return false
+	}
+	if t := m.times[j-1]; t != now {
+		for _, h := range ahead {
+			if t+window <= h.start && h.start < now+window {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// endsAfterTime is the number of times (sorted) at or before t.
+func endsAfterTime(times []int64, t int64) int {
+	j, found := slices.BinarySearch(times, t)
+	if found {
+		j++
+	}
+	return j
 }
 
 // placeBesides places job i now so that the reservation res of head keeps: with
