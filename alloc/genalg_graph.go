@@ -72,6 +72,9 @@ type graphGenAlg struct {
 	best       []int
 	bestScore  int64
 	bestCenter int
+
+	ftRank  []int32 // a fat tree's free hosts before each leaf (decideFatTree)
+	ftPairs []int64 // its prefix sums of C(free, 2) per group of each level
 }
 
 func newGraphGenAlg(g *topo.Graph) *graphGenAlg {
@@ -111,6 +114,12 @@ func (a *graphGenAlg) AllocateContext(ctx context.Context, k int) ([]int, error)
 			return nil, err
 		}
 		return nodes, nil
+	}
+	if span := a.g.FatTreeSpans(); span != nil && span[len(span)-1] == a.g.N() {
+		if err := context.Cause(ctx); err != nil {
+			return nil, err
+		}
+		return a.decideFatTree(ctx, k, span)
 	}
 	if a.hk == nil {
 		hk, err := a.g.HopKeys(ctx)

@@ -369,3 +369,15 @@ func resize32(b []int32, n int) []int32 {
 	clear(b)
 	return b
 }
+
+// FatTreeSpans returns, for a fat tree FatTree built (merlin's shape), the hosts per
+// group of every level: span[0] hosts a leaf switch, span[l] = D_0 ... D_l, the
+// last all of them; host h's group of level l is h / span[l], and two hosts whose
+// lowest common group is at level l are 2(l+1) hops apart (the closed form above).
+// It returns nil for any other network. The slice is the layout's: do not modify it.
+func (g *Graph) FatTreeSpans() []int {
+	if s := g.layout; s != nil && s.span != nil {
+		return s.span
+	}
+	return nil
+}
