@@ -73,6 +73,15 @@ type graphGenAlg struct {
 	bestScore  int64
 	bestCenter int
 
+	// A dragonfly's routers scored from counts (genalg_graph_df.go): dfCounts when
+	// every host hangs on its router, the keys being the routers.
+	dfCounts    bool
+	bestKey     int32
+	kStamp      []uint32 // key -> kGen when counted in rKeys, at kAt
+	kGen        uint32
+	kAt         []int32
+	rKeys, rCnt []int32
+
 	ftRank  []int32 // a fat tree's free hosts before each leaf (decideFatTree)
 	ftPairs []int64 // its prefix sums of C(free, 2) per group of each level
 }
@@ -128,12 +137,17 @@ func (a *graphGenAlg) AllocateContext(ctx context.Context, k int) ([]int, error)
 		}
 		a.hk = hk
 		a.stamp = make([]uint32, a.g.N())
+		a.dfCounts = hk.NumAnchors == hk.NumKeys
+		for _, o := range hk.Off {
+			a.dfCounts = a.dfCounts && o == 1
+		}
+		a.kStamp, a.kAt = make([]uint32, hk.NumKeys), make([]int32, hk.NumKeys)
 	}
 	if err := context.Cause(ctx); err != nil {
 		return nil, err
 	}
 	a.group()
-	a.bestScore, a.bestCenter = 0, -1
+	a.bestScore, a.bestCenter, a.bestKey = 0, -1, -1
 	work := 0
 	poll := func(w int) error {
 		if work += w; work >= genalgCtxWork {
@@ -144,10 +158,17 @@ func (a *graphGenAlg) AllocateContext(ctx context.Context, k int) ([]int, error)
 	}
 	var stop error
 	short, err := a.hk.Near(ctx, a.keys, func(i int, near, dist []int32, far int32) {
-		if stop == nil {
+		switch {
+		case stop != nil:
+		case a.dfCounts:
+			stop = a.decideRouter(a.keys[i], near, dist, k, poll)
+		default:
 			stop = a.decideKey(a.keys[i], near, dist, far, k, poll)
 		}
 	})
+	if short && err == nil && stop == nil && a.dfCounts {
+		stop = a.listRouter(ctx, a.bestKey, k)
+	}
 	if !short && err == nil {
 		err = a.hk.Rows(ctx, a.keys, func(i int, row []int32) {
 			if stop == nil {
@@ -495,26 +516,7 @@ func (a *graphGenAlg) materialize(x, an int32, bStar, m int) int {
 			h = append(h, mergeHead{srcs[si].list[i], int32(si), int32(i)})
 		}
 	}
-	less := func(i, j int) bool { return h[i].v < h[j].v }
-	down := func(i int) {
-		for {
-			l := 2*i + 1
-			if l >= len(h) {
-				return
-			}
-			if r := l + 1; r < len(h) && less(r, l) {
-				l = r
-			}
-			if !less(l, i) {
-				return
-			}
-			h[i], h[l] = h[l], h[i]
-			i = l
-		}
-	}
-	for i := len(h)/2 - 1; i >= 0; i-- {
-		down(i)
-	}
+	heapInit(h)
 	last := -1
 	for range m {
 		top := h[0]
@@ -527,7 +529,7 @@ func (a *graphGenAlg) materialize(x, an int32, bStar, m int) int {
 			h[0] = h[len(h)-1]
 			h = h[:len(h)-1]
 		}
-		down(0)
+		heapDown(h, 0)
 	}
 	a.heap = h
 	for _, v := range set {
