@@ -81,6 +81,8 @@ type graphGenAlg struct {
 	kGen        uint32
 	kAt         []int32
 	rKeys, rCnt []int32
+	rKeysB      []int32
+	keyRuns     bool // the hosts of every key are consecutive, the keys ascending
 
 	ftRank  []int32 // a fat tree's free hosts before each leaf (decideFatTree)
 	ftPairs []int64 // its prefix sums of C(free, 2) per group of each level
@@ -142,6 +144,10 @@ func (a *graphGenAlg) AllocateContext(ctx context.Context, k int) ([]int, error)
 			a.dfCounts = a.dfCounts && o == 1
 		}
 		a.kStamp, a.kAt = make([]uint32, hk.NumKeys), make([]int32, hk.NumKeys)
+		a.keyRuns = true
+		for v := 1; v < len(hk.Key); v++ {
+			a.keyRuns = a.keyRuns && (hk.Key[v] == hk.Key[v-1] || hk.Key[v] == hk.Key[v-1]+1)
+		}
 	}
 	if err := context.Cause(ctx); err != nil {
 		return nil, err

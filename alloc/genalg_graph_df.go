@@ -3,6 +3,7 @@ package alloc
 import (
 	"context"
 	"fmt"
+	"slices"
 )
 
 // routerJob is the candidate of router (key) x on a dragonfly whose hosts all hang
@@ -81,7 +82,32 @@ func (a *graphGenAlg) routerJob(x int32, near, dist []int32, k int, list bool) (
 	}
 	m := int(need)
 	work += m
-	if cut < 3 {
+	if cut < 3 && a.keyRuns {
+		// The m smallest hosts of the routers at distance cut: their routers by
+		// index, the last one's first hosts.
+		bk := a.rKeysB[:0]
+		for j, y := range near {
+			if y != x && dist[j] == cut && a.grpOff[2*y+2] > a.grpOff[2*y+1] {
+				bk = append(bk, y)
+			}
+		}
+		slices.Sort(bk)
+		a.rKeysB = bk
+		work += len(bk)
+		for _, y := range bk {
+			g := a.grp(2*y + 1)
+			take := min(m, len(g))
+			add(y, int32(take))
+			if list {
+				for _, v := range g[:take] {
+					a.set = append(a.set, int(v))
+				}
+			}
+			if m -= take; m == 0 {
+				break
+			}
+		}
+	} else if cut < 3 {
 		// The m smallest hosts of the routers at distance cut: a merge.
 		srcs := a.srcs[:0]
 		for j, y := range near {
@@ -111,6 +137,26 @@ func (a *graphGenAlg) routerJob(x int32, near, dist []int32, k int, list bool) (
 			heapDown(h, 0)
 		}
 		a.heap = h
+	} else if a.keyRuns {
+		// The m smallest free hosts of the other routers: the routers by index.
+		for _, y := range a.keys {
+			if m == 0 {
+				break
+			}
+			work++
+			if a.marked[y] == a.mark {
+				continue
+			}
+			g := a.grp(2*y + 1)
+			take := min(m, len(g))
+			add(y, int32(take))
+			if list {
+				for _, v := range g[:take] {
+					a.set = append(a.set, int(v))
+				}
+			}
+			m -= take
+		}
 	} else {
 		// The m smallest free hosts of the other routers.
 		for _, v := range a.free {
