@@ -36,9 +36,16 @@ import (
 // hops, HopKeys.Near, the rest counted at once) or keys^2 (HopKeys.Rows: the key
 // table, or 64 breadth-first searches a pass over the quotient graph when there is
 // no table), plus, per anchor (or key) whose job is made, O(k log keys) and the
-// job's PairDistSum; O(n) to list the free hosts. TestGraphGenAlgMatchesPlain checks
-// it against the definition (the former code, kept in the test) on thousands of
-// random free sets.
+// job's PairDistSum; O(n) to list the free hosts. Two networks skip the listing of
+// candidates: on a fat tree FatTree built, decideFatTree (genalg_graph_tree.go)
+// makes one candidate per group of each level from free counts and prefix sums,
+// O(groups x levels); on a dragonfly (HopKeys.Near) whose hosts all hang on their
+// routers, routerJob (genalg_graph_df.go) counts each router's candidate per router
+// and scores it from the counts (HopKeys.DragonflyCountSum), O(routers of the
+// candidate x global links^2). Only the winner's hosts are listed.
+// TestGraphGenAlgMatchesPlain and TestGraphGenAlgByCountsMatchesPlain check it
+// against the definition (the former code, kept in the test) on thousands of random
+// free sets.
 type graphGenAlg struct {
 	g  *topo.Graph
 	st *State
