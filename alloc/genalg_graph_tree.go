@@ -19,7 +19,9 @@ import (
 // total hops sum, per level l, the pairs sharing a group of level l (from prefix
 // sums of C(free, 2) per group in index order: O(levels) a candidate). A decision
 // is O(n/64 + free hosts) to list and count the free hosts and O(groups x levels)
-// for the candidates (8,737 groups on the 131,072-host fat tree).
+// for the candidates (8,737 groups on the 131,072-host fat tree). It looks at ctx
+// after the counts, after the prefix sums, before each level's groups and every
+// genalgCtxWork groups, and before it takes the winner.
 func (a *graphGenAlg) decideFatTree(ctx context.Context, k int, span []int) ([]int, error) {
 	a.free = a.st.AppendFree(a.free[:0])
 	free := a.free
@@ -32,6 +34,9 @@ func (a *graphGenAlg) decideFatTree(ctx context.Context, k int, span []int) ([]i
 	}
 	for i := range nLeaf {
 		rank[i+1] += rank[i]
+	}
+	if err := context.Cause(ctx); err != nil {
+		return nil, err
 	}
 	L := len(span) - 1
 	leaves := func(l int) int { return span[l] / span[0] } // leaves a group of level l
@@ -46,6 +51,9 @@ func (a *graphGenAlg) decideFatTree(ctx context.Context, k int, span []int) ([]i
 			c := int64(rank[(j+1)*per] - rank[j*per])
 			a.ftPairs = append(a.ftPairs, a.ftPairs[len(a.ftPairs)-1]+c*(c-1)/2)
 		}
+	}
+	if err := context.Cause(ctx); err != nil {
+		return nil, err
 	}
 	c2 := func(c int64) int64 { return c * (c - 1) / 2 }
 	// same returns the pairs of free-host ranks [r0, r1) sharing a group of level l.
@@ -87,6 +95,10 @@ func (a *graphGenAlg) decideFatTree(ctx context.Context, k int, span []int) ([]i
 		}
 	}
 	for l := range L {
+		// A look a level, and every genalgCtxWork groups.
+		if err := context.Cause(ctx); err != nil {
+			return nil, err
+		}
 		per, pper := leaves(l), leaves(l+1)
 		for j := range nLeaf / per {
 			if work++; work >= genalgCtxWork {
