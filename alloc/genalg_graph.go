@@ -36,9 +36,16 @@ import (
 // hops, HopKeys.Near, the rest counted at once) or keys^2 (HopKeys.Rows: the key
 // table, or 64 breadth-first searches a pass over the quotient graph when there is
 // no table), plus, per anchor (or key) whose job is made, O(k log keys) and the
-// job's PairDistSum; O(n) to list the free hosts. TestGraphGenAlgMatchesPlain checks
-// it against the definition (the former code, kept in the test) on thousands of
-// random free sets.
+// job's PairDistSum; O(n) to list the free hosts. Two networks skip the listing of
+// candidates: on a fat tree FatTree built, decideFatTree (genalg_graph_tree.go)
+// makes one candidate per group of each level from free counts and prefix sums,
+// O(groups x levels); on a dragonfly (HopKeys.Near) whose hosts all hang on their
+// routers, routerJob (genalg_graph_df.go) counts each router's candidate per router
+// and scores it from the counts (HopKeys.DragonflyCountSum), O(routers of the
+// candidate x global links^2). Only the winner's hosts are listed.
+// TestGraphGenAlgMatchesPlain and TestGraphGenAlgByCountsMatchesPlain check it
+// against the definition (the former code, kept in the test) on thousands of random
+// free sets.
 type graphGenAlg struct {
 	g  *topo.Graph
 	st *State
@@ -72,6 +79,20 @@ type graphGenAlg struct {
 	best       []int
 	bestScore  int64
 	bestCenter int
+
+	// A dragonfly's routers scored from counts (genalg_graph_df.go): dfCounts when
+	// every host hangs on its router, the keys being the routers.
+	dfCounts    bool
+	bestKey     int32
+	kStamp      []uint32 // key -> kGen when counted in rKeys, at kAt
+	kGen        uint32
+	kAt         []int32
+	rKeys, rCnt []int32
+	rKeysB      []int32
+	keyRuns     bool // the hosts of every key are consecutive, the keys ascending
+
+	ftRank  []int32 // a fat tree's free hosts before each leaf (decideFatTree)
+	ftPairs []int64 // its prefix sums of C(free, 2) per group of each level
 }
 
 func newGraphGenAlg(g *topo.Graph) *graphGenAlg {
@@ -94,9 +115,11 @@ var genalgCtxWork = 1 << 16
 
 // AllocateContext is Allocate that stops when ctx ends (ContextAllocator), with the
 // state unchanged: ctx is asked before each batch of distance rows and every
-// genalgCtxWork hosts or keys of work after: at 2 x 10^5 hosts 0.1-4.4 ms apart
-// on average (BenchmarkGenAlgNetworkDecision's looks), at most one candidate's
-// listing and score.
+// genalgCtxWork hosts or keys of work after (on a built fat tree, before and after,
+// and every genalgCtxWork groups: the whole decision takes about a millisecond at
+// 2 x 10^5 hosts): at 2 x 10^5 hosts 0.1-4.4 ms apart on average
+// (BenchmarkGenAlgNetworkDecision's looks), at most one candidate's listing and
+// score.
 func (a *graphGenAlg) AllocateContext(ctx context.Context, k int) ([]int, error) {
 	if err := a.st.CheckRequest(k); err != nil {
 		return nil, err
@@ -112,6 +135,12 @@ func (a *graphGenAlg) AllocateContext(ctx context.Context, k int) ([]int, error)
 		}
 		return nodes, nil
 	}
+	if span := a.g.FatTreeSpans(); span != nil && span[len(span)-1] == a.g.N() {
+		if err := context.Cause(ctx); err != nil {
+			return nil, err
+		}
+		return a.decideFatTree(ctx, k, span)
+	}
 	if a.hk == nil {
 		hk, err := a.g.HopKeys(ctx)
 		if err != nil {
@@ -119,12 +148,21 @@ func (a *graphGenAlg) AllocateContext(ctx context.Context, k int) ([]int, error)
 		}
 		a.hk = hk
 		a.stamp = make([]uint32, a.g.N())
+		a.dfCounts = hk.NumAnchors == hk.NumKeys
+		for _, o := range hk.Off {
+			a.dfCounts = a.dfCounts && o == 1
+		}
+		a.kStamp, a.kAt = make([]uint32, hk.NumKeys), make([]int32, hk.NumKeys)
+		a.keyRuns = true
+		for v := 1; v < len(hk.Key); v++ {
+			a.keyRuns = a.keyRuns && (hk.Key[v] == hk.Key[v-1] || hk.Key[v] == hk.Key[v-1]+1)
+		}
 	}
 	if err := context.Cause(ctx); err != nil {
 		return nil, err
 	}
 	a.group()
-	a.bestScore, a.bestCenter = 0, -1
+	a.bestScore, a.bestCenter, a.bestKey = 0, -1, -1
 	work := 0
 	poll := func(w int) error {
 		if work += w; work >= genalgCtxWork {
@@ -135,10 +173,17 @@ func (a *graphGenAlg) AllocateContext(ctx context.Context, k int) ([]int, error)
 	}
 	var stop error
 	short, err := a.hk.Near(ctx, a.keys, func(i int, near, dist []int32, far int32) {
-		if stop == nil {
+		switch {
+		case stop != nil:
+		case a.dfCounts:
+			stop = a.decideRouter(a.keys[i], near, dist, k, poll)
+		default:
 			stop = a.decideKey(a.keys[i], near, dist, far, k, poll)
 		}
 	})
+	if short && err == nil && stop == nil && a.dfCounts {
+		stop = a.listRouter(ctx, a.bestKey, k)
+	}
 	if !short && err == nil {
 		err = a.hk.Rows(ctx, a.keys, func(i int, row []int32) {
 			if stop == nil {
@@ -486,26 +531,7 @@ func (a *graphGenAlg) materialize(x, an int32, bStar, m int) int {
 			h = append(h, mergeHead{srcs[si].list[i], int32(si), int32(i)})
 		}
 	}
-	less := func(i, j int) bool { return h[i].v < h[j].v }
-	down := func(i int) {
-		for {
-			l := 2*i + 1
-			if l >= len(h) {
-				return
-			}
-			if r := l + 1; r < len(h) && less(r, l) {
-				l = r
-			}
-			if !less(l, i) {
-				return
-			}
-			h[i], h[l] = h[l], h[i]
-			i = l
-		}
-	}
-	for i := len(h)/2 - 1; i >= 0; i-- {
-		down(i)
-	}
+	heapInit(h)
 	last := -1
 	for range m {
 		top := h[0]
@@ -518,7 +544,7 @@ func (a *graphGenAlg) materialize(x, an int32, bStar, m int) int {
 			h[0] = h[len(h)-1]
 			h = h[:len(h)-1]
 		}
-		down(0)
+		heapDown(h, 0)
 	}
 	a.heap = h
 	for _, v := range set {

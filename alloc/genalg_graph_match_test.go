@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -418,6 +419,112 @@ func TestGraphGenAlgStopsAtEveryLook(t *testing.T) {
 				if now := a.st.AppendFree(nil); !slices.Equal(now, free) {
 					t.Fatalf("%s k = %d, stopped at look %d: %d free, want %d", spec, k, at, len(now), len(free))
 				}
+			}
+		}
+	}
+}
+
+// TestGraphGenAlgByCountsMatchesPlain: the decisions scored from counts (a built fat
+// tree's groups, a dragonfly's routers) against the definition where they differ
+// most from listing: k from a leaf's or router's hosts up to all free hosts but
+// one, with every host free, whole leaves or routers free (many anchors and groups
+// tied), all but a few hosts free, or a random share; on fat trees of 3 and 4
+// levels and dragonflies, one read from a file with its hosts shuffled (hosts of a
+// router not consecutive: the merge and the walk of the free list).
+func TestGraphGenAlgByCountsMatchesPlain(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 7))
+	ms := map[string]*topo.Graph{}
+	for _, spec := range []string{
+		"fattree:4,4:4,4:4,4:3", "fattree:6,3:4,2:5",
+		"dragonfly:hosts_per_router=4,routers_per_group=8,intergroup_links=2,num_groups=12",
+		"dragonfly:hosts_per_router=3,routers_per_group=4,intergroup_links=1,num_groups=9",
+	} {
+		m, err := topo.ParseMachine(spec)
+		if err != nil {
+			t.Fatal(spec, err)
+		}
+		ms[spec] = m.(*topo.Graph)
+	}
+	df := ms["dragonfly:hosts_per_router=3,routers_per_group=4,intergroup_links=1,num_groups=9"]
+	ms["dragonfly file, hosts shuffled"] = readText(t, textOf(df, rng.Perm(df.N())))
+	names := slices.Sorted(maps.Keys(ms))
+	trials := 60
+	if testing.Short() {
+		trials = 25
+	}
+	for _, name := range names {
+		g := ms[name]
+		n := g.N()
+		anchor := make([]int, n) // a host's leaf switch or router
+		var nb []int
+		for v := range n {
+			nb = g.Neighbors(v, nb[:0])
+			anchor[v] = nb[0]
+		}
+		per := 0 // hosts on host 0's anchor
+		for v := range n {
+			if anchor[v] == anchor[0] {
+				per++
+			}
+		}
+		a := newGraphGenAlg(g)
+		for trial := range trials {
+			var free []int
+			switch trial % 4 {
+			case 0:
+				for v := range n {
+					free = append(free, v)
+				}
+			case 1: // whole anchors
+				on := map[int]bool{}
+				for v := range n {
+					if _, seen := on[anchor[v]]; !seen {
+						on[anchor[v]] = rng.IntN(3) > 0
+					}
+					if on[anchor[v]] {
+						free = append(free, v)
+					}
+				}
+			case 2: // all but a few
+				out := map[int]bool{}
+				for range 1 + rng.IntN(6) {
+					out[rng.IntN(n)] = true
+				}
+				for v := range n {
+					if !out[v] {
+						free = append(free, v)
+					}
+				}
+			default:
+				p := 0.3 + 0.7*rng.Float64()
+				for v := range n {
+					if rng.Float64() < p {
+						free = append(free, v)
+					}
+				}
+			}
+			if len(free) < 2 {
+				continue
+			}
+			f := len(free)
+			k := []int{min(per, f-1), min(per+1, f-1), min(2*per+rng.IntN(per), f-1), max(1, f/4+rng.IntN(f/2+1)), f - 1}[rng.IntN(5)]
+			busy := make([]int, 0, n)
+			for v := range n {
+				if _, ok := slices.BinarySearch(free, v); !ok {
+					busy = append(busy, v)
+				}
+			}
+			a.st = NewState(n)
+			if err := a.st.Take(busy); err != nil {
+				t.Fatal(err)
+			}
+			want := plainGraphGenAlg(g, free, k)
+			got, err := a.Allocate(k)
+			if err != nil {
+				t.Fatalf("%s trial %d: %v", name, trial, err)
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("%s trial %d: %d free, k = %d: got %v, the definition %v", name, trial, f, k, got, want)
 			}
 		}
 	}

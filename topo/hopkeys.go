@@ -239,3 +239,15 @@ func (hk *HopKeys) Near(ctx context.Context, srcs []int32, fn func(i int, keys, 
 	}
 	return true, nil
 }
+
+// DragonflyCountSum is the total pairwise hop distance (Graph.PairDistSum) of a set
+// of hosts on a dragonfly with Near's short form (every host pendant on its router,
+// the keys its routers), given counts[i] > 0 hosts on key keys[i] (distinct keys)
+// instead of the hosts: structdist.go's closed form, O(routers x global links^2).
+// It reports false, computing nothing, on any other network.
+func (hk *HopKeys) DragonflyCountSum(keys, counts []int32) (int64, bool) {
+	if hk.df == nil {
+		return 0, false
+	}
+	return hk.df.dragonflySumCounts(hk.g, keys, hk.keyRouter, counts), true
+}

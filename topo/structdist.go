@@ -238,13 +238,6 @@ func (s *synthLayout) dragonflySum(g *Graph, nodes []int) int64 {
 	gen := sc.gen
 	k := int64(len(nodes))
 	a := int32(s.a)
-	weight := func(r int32) int64 {
-		if sc.wStamp[r] == gen {
-			return int64(sc.w[r])
-		}
-		return 0
-	}
-	inJob := func(A int32) bool { return sc.gStamp[A] == gen }
 	// Hosts per router and per group.
 	sc.routers, sc.groups = sc.routers[:0], sc.groups[:0]
 	// A run of the job's hosts on one router is counted at once (jobs come mostly
@@ -270,6 +263,63 @@ func (s *synthLayout) dragonflySum(g *Graph, nodes []int) int64 {
 		}
 		sc.W[A] += int64(c)
 	}
+	return s.dfPairs(sc, gen, k)
+}
+
+// dragonflySumCounts is dragonflySum of a set with counts[i] hosts on router
+// router[ids[i]] (distinct routers, counts > 0; router nil: ids[i] itself), without
+// the hosts.
+func (s *synthLayout) dragonflySumCounts(g *Graph, ids, router, counts []int32) int64 {
+	s.dfIndex(g)
+	R := s.a * s.groups
+	sc, _ := s.scratch.Get().(*dfScratch)
+	if sc == nil {
+		sc = &dfScratch{w: make([]int32, R), wStamp: make([]int32, R),
+			W: make([]int64, s.groups), gStamp: make([]int32, s.groups), gIdx: make([]int32, s.groups),
+			inW: make([]int64, s.groups), inStamp: make([]int32, s.groups)}
+	}
+	defer s.scratch.Put(sc)
+	if sc.gen > 1<<30 || sc.bGen > 1<<30 {
+		clear(sc.wStamp)
+		clear(sc.gStamp)
+		clear(sc.inStamp)
+		sc.gen, sc.bGen = 0, 0
+	}
+	sc.gen++
+	gen := sc.gen
+	a := int32(s.a)
+	sc.routers, sc.groups = sc.routers[:0], sc.groups[:0]
+	var k int64
+	for i, r := range ids {
+		if router != nil {
+			r = router[r]
+		}
+		c := counts[i]
+		k += int64(c)
+		sc.wStamp[r], sc.w[r] = gen, c
+		sc.routers = append(sc.routers, r)
+		A := r / a
+		if sc.gStamp[A] != gen {
+			sc.gStamp[A], sc.W[A] = gen, 0
+			sc.gIdx[A] = int32(len(sc.groups))
+			sc.groups = append(sc.groups, A)
+		}
+		sc.W[A] += int64(c)
+	}
+	return s.dfPairs(sc, gen, k)
+}
+
+// dfPairs is the total hops of the k hosts counted in sc (hosts per router w and
+// per group W, stamped gen; the routers and groups listed).
+func (s *synthLayout) dfPairs(sc *dfScratch, gen int32, k int64) int64 {
+	a := int32(s.a)
+	weight := func(r int32) int64 {
+		if sc.wStamp[r] == gen {
+			return int64(sc.w[r])
+		}
+		return 0
+	}
+	inJob := func(A int32) bool { return sc.gStamp[A] == gen }
 	// Host pairs in one group on different routers, and in different groups.
 	var sumW2, wr2 int64
 	for _, A := range sc.groups {
@@ -368,4 +418,16 @@ func resize32(b []int32, n int) []int32 {
 	b = slices.Grow(b[:0], n)[:n]
 	clear(b)
 	return b
+}
+
+// FatTreeSpans returns, for a fat tree FatTree built (merlin's shape), the hosts per
+// group of every level: span[0] hosts a leaf switch, span[l] = D_0 ... D_l, the
+// last all of them; host h's group of level l is h / span[l], and two hosts whose
+// lowest common group is at level l are 2(l+1) hops apart (the closed form above).
+// It returns nil for any other network. The slice is the layout's: do not modify it.
+func (g *Graph) FatTreeSpans() []int {
+	if s := g.layout; s != nil && s.span != nil {
+		return s.span
+	}
+	return nil
 }

@@ -1,0 +1,240 @@
+package alloc
+
+import (
+	"context"
+	"fmt"
+	"slices"
+)
+
+// routerJob is the candidate of router (key) x on a dragonfly whose hosts all hang
+// on their routers (a.dfCounts), near and dist its routers within two hops
+// (topo.HopKeys.Near), every other router at 3: every center c on x has the list c,
+// the free hosts of x, of the routers at 1, at 2, then the rest, each by index, so
+// its first k are the first k of x's hosts when x holds k or more (score k(k-1), the
+// smallest the smallest center), else all of x's and the first of that list (the
+// same for every c on x, centered on x's smallest). Without list it counts the
+// candidate's hosts per router (the nearer routers whole, the cutoff's by a merge
+// of the routers at 1 or 2, or by the free hosts in index order less the near
+// ones) and scores it from the counts (HopKeys.DragonflyCountSum), the hosts never
+// listed; with list it sets a.set to the hosts (the winner's). It returns the score
+// and the work done (hosts and routers looked at).
+func (a *graphGenAlg) routerJob(x int32, near, dist []int32, k int, list bool) (int64, int, error) {
+	own := a.grp(2*x + 1)
+	a.set = a.set[:0]
+	if len(own) >= k {
+		if list {
+			for _, v := range own[:k] {
+				a.set = append(a.set, int(v))
+			}
+		}
+		return int64(k) * int64(k-1), 1, nil
+	}
+	a.kGen++
+	if a.kGen == 0 {
+		clear(a.kStamp)
+		a.kGen = 1
+	}
+	a.rKeys, a.rCnt = a.rKeys[:0], a.rCnt[:0]
+	add := func(y int32, c int32) {
+		if a.kStamp[y] != a.kGen {
+			a.kStamp[y], a.kAt[y] = a.kGen, int32(len(a.rKeys))
+			a.rKeys, a.rCnt = append(a.rKeys, y), append(a.rCnt, 0)
+		}
+		a.rCnt[a.kAt[y]] += c
+	}
+	addAll := func(y int32) {
+		g := a.grp(2*y + 1)
+		add(y, int32(len(g)))
+		if list {
+			for _, v := range g {
+				a.set = append(a.set, int(v))
+			}
+		}
+	}
+	a.mark++
+	if a.mark == 0 {
+		clear(a.marked)
+		a.mark = 1
+	}
+	a.marked[x] = a.mark
+	var c [3]int64
+	for j, y := range near {
+		a.marked[y] = a.mark
+		if y != x && dist[j] >= 1 && dist[j] <= 2 {
+			c[dist[j]] += int64(a.grpOff[2*y+2] - a.grpOff[2*y+1])
+		}
+	}
+	work := len(near)
+	addAll(x)
+	need := int64(k - len(own))
+	cut := int32(3)
+	for d := int32(1); d <= 2; d++ {
+		if c[d] >= need {
+			cut = d
+			break
+		}
+		need -= c[d]
+	}
+	for j, y := range near {
+		if y != x && dist[j] < cut && a.grpOff[2*y+2] > a.grpOff[2*y+1] {
+			addAll(y)
+		}
+	}
+	m := int(need)
+	work += m
+	if cut < 3 && a.keyRuns {
+		// The m smallest hosts of the routers at distance cut: their routers by
+		// index, the last one's first hosts.
+		bk := a.rKeysB[:0]
+		for j, y := range near {
+			if y != x && dist[j] == cut && a.grpOff[2*y+2] > a.grpOff[2*y+1] {
+				bk = append(bk, y)
+			}
+		}
+		slices.Sort(bk)
+		a.rKeysB = bk
+		work += len(bk)
+		for _, y := range bk {
+			g := a.grp(2*y + 1)
+			take := min(m, len(g))
+			add(y, int32(take))
+			if list {
+				for _, v := range g[:take] {
+					a.set = append(a.set, int(v))
+				}
+			}
+			if m -= take; m == 0 {
+				break
+			}
+		}
+	} else if cut < 3 {
+		// The m smallest hosts of the routers at distance cut: a merge.
+		srcs := a.srcs[:0]
+		for j, y := range near {
+			if y != x && dist[j] == cut && a.grpOff[2*y+2] > a.grpOff[2*y+1] {
+				srcs = append(srcs, mergeSrc{list: a.grp(2*y + 1), skip: -1, off: -1})
+			}
+		}
+		a.srcs = srcs
+		h := a.heap[:0]
+		for si := range srcs {
+			h = append(h, mergeHead{srcs[si].list[0], int32(si), 0})
+		}
+		heapInit(h)
+		for range m {
+			top := h[0]
+			v := top.v
+			add(a.hk.Key[v], 1)
+			if list {
+				a.set = append(a.set, int(v))
+			}
+			if i := int(top.pos) + 1; i < len(srcs[top.src].list) {
+				h[0] = mergeHead{srcs[top.src].list[i], top.src, int32(i)}
+			} else {
+				h[0] = h[len(h)-1]
+				h = h[:len(h)-1]
+			}
+			heapDown(h, 0)
+		}
+		a.heap = h
+	} else if a.keyRuns {
+		// The m smallest free hosts of the other routers: the routers by index.
+		for _, y := range a.keys {
+			if m == 0 {
+				break
+			}
+			work++
+			if a.marked[y] == a.mark {
+				continue
+			}
+			g := a.grp(2*y + 1)
+			take := min(m, len(g))
+			add(y, int32(take))
+			if list {
+				for _, v := range g[:take] {
+					a.set = append(a.set, int(v))
+				}
+			}
+			m -= take
+		}
+	} else {
+		// The m smallest free hosts of the other routers.
+		for _, v := range a.free {
+			if m == 0 {
+				break
+			}
+			work++
+			if y := a.hk.Key[v]; a.marked[y] != a.mark {
+				add(y, 1)
+				if list {
+					a.set = append(a.set, v)
+				}
+				m--
+			}
+		}
+	}
+	if list {
+		return 0, work, nil
+	}
+	s, ok := a.hk.DragonflyCountSum(a.rKeys, a.rCnt)
+	if !ok {
+		return 0, work, fmt.Errorf("genalg: no dragonfly closed form for key %d", x)
+	}
+	return s, work, nil
+}
+
+// decideRouter makes router x's candidate (routerJob), scored from its counts.
+func (a *graphGenAlg) decideRouter(x int32, near, dist []int32, k int, poll func(int) error) error {
+	s, w, err := a.routerJob(x, near, dist, k, false)
+	if err != nil {
+		return err
+	}
+	if err := poll(w); err != nil {
+		return err
+	}
+	if center := int(a.grp(2*x + 1)[0]); a.better(s, center) {
+		a.bestScore, a.bestCenter, a.bestKey = s, center, x
+	}
+	return nil
+}
+
+// listRouter sets a.best to the hosts of router x's candidate.
+func (a *graphGenAlg) listRouter(ctx context.Context, x int32, k int) error {
+	var err error
+	_, e := a.hk.Near(ctx, []int32{x}, func(_ int, near, dist []int32, _ int32) {
+		_, _, err = a.routerJob(x, near, dist, k, true)
+	})
+	if e != nil {
+		return e
+	}
+	if err != nil {
+		return err
+	}
+	a.best = append(a.best[:0], a.set...)
+	return nil
+}
+
+func heapLess(h []mergeHead, i, j int) bool { return h[i].v < h[j].v }
+
+func heapDown(h []mergeHead, i int) {
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			return
+		}
+		if r := l + 1; r < len(h) && heapLess(h, r, l) {
+			l = r
+		}
+		if !heapLess(h, l, i) {
+			return
+		}
+		h[i], h[l] = h[l], h[i]
+		i = l
+	}
+}
+
+func heapInit(h []mergeHead) {
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		heapDown(h, i)
+	}
+}
