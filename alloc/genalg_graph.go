@@ -16,7 +16,9 @@ import (
 // (ties by host index), scored by their total pairwise hop distance
 // (topo.Graph.PairDistSum); the lowest score wins, ties to the center of smallest
 // index. Distances are the graph's hop distances (topo.Graph.Dist), switches counted
-// as hops, and a host another cannot reach is at distance -1 from it, so nearest.
+// as hops, and a host another cannot reach is at distance -1 from it, so nearest
+// (Parse refuses such a network for genalg: no score is defined across its parts;
+// the definition is kept for the library's own callers and the reference test).
 //
 // It does not sort the free hosts once per center (O(n^2 log n) a decision: 1.5-2.9 s
 // at 4,096 hosts, hours at 2 x 10^5). Hosts on one anchor (topo.HopKeys: the leaf
@@ -68,7 +70,6 @@ type graphGenAlg struct {
 	mark           uint32
 	total0, total1 int64   // free hosts with Off 0, 1
 	cnt            []int64 // hosts per bucket, other keys
-	cum            []int64
 
 	stamp []uint32 // host -> gen when in the set being scored
 	gen   uint32

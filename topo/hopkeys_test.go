@@ -31,15 +31,7 @@ func TestHopKeysDist(t *testing.T) {
 		}
 		graphs[spec+" from a file"] = g
 	}
-	for i, text := range []string{
-		"%switch s\n%switch t\na s\nb s\nc s\nc t\nd t\nd e\ne t\nf e\n",
-		"%switch s\n%switch t\n%switch u\na s\nb s\nc t\nd t\ns u\nt u\ng u\n",
-		"%switch s\n%switch t\na s\nb t\nc d\n",
-		"%switch s\n%switch t\n%switch u\n%switch v\na s\nb s\ns t\ns u\nv t\nv u\nc v\n",
-		"0 1\n1 2\n2 3\n",
-		"0 1\n2 3\n%node 4\n",
-		"0 1\n0 2\n0 3\n1 4\n2 4\n3 4\n4 5\n",
-	} {
+	for i, text := range irregularGraphs {
 		g, err := ReadGraph(strings.NewReader(text))
 		if err != nil {
 			t.Fatal(err)
