@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/bits"
 	"slices"
 
@@ -614,36 +615,57 @@ type Result struct {
 func summarize(res []JobResult, cfg Config, tr alloc.TieReporter) *Result {
 	var a aggregate
 	for i := range res {
-		f := foldOf(&res[i])
-		a.add(&f)
+		f, x := foldOf(&res[i])
+		a.add(&f, &x)
 	}
 	out := a.result(cfg, tr)
 	out.PerJob = res
 	return out
 }
 
-// foldRec is what the summary reads of a job's record (aggregate.add): a replay
-// that keeps no records holds this, not the JobResult, for a job that finished
-// while an earlier one had not (its fold must wait for the earlier one's, the sums
-// being in trace order): no node list, no strings, about a third of a JobResult.
+// foldRec is what the summary reads of a job's record (aggregate.add) but the
+// distances, route metrics and exact baseline (foldExtra, zero when not measured):
+// a replay that keeps no records holds these, not the JobResult, for a job that
+// finished while an earlier one had not (its fold must wait for the earlier one's,
+// the sums being in trace order): no node list, no strings; 72 bytes, and 72 more
+// for the foldExtra when it is measured, against 336.
 type foldRec struct {
-	arrival, start, end, totalL1, boxVolume, blockWait, hopBytes, maxShared, optTotalL1 int64
-	avgL1, msgDist, ratioToOptimal, ratioUpper                                          float64
-	procs, span, ringSpan, boxSides, components, freeSquares                            int32
-	waitedForBlock, spatiallyCompact, optProven, optBounded                             bool
+	arrival, start, end, boxVolume, blockWait                int64
+	procs, span, ringSpan, boxSides, components, freeSquares int32
+	waitedForBlock, spatiallyCompact                         bool
 }
 
-// foldOf is r's foldRec. The int32 fields count nodes or free squares, fewer
-// than the machine's nodes (topo numbers nodes in int32: grids of at most 2^31 - 1).
-func foldOf(r *JobResult) foldRec {
+// foldExtra is the rest of what the summary reads of a job's record: the pairwise
+// distances (MetricsDist), the route metrics (MetricsRoute) and the exact baseline
+// (Config.Baseline), all zero when none is measured.
+type foldExtra struct {
+	totalL1, hopBytes, maxShared, optTotalL1   int64
+	avgL1, msgDist, ratioToOptimal, ratioUpper float64
+	optProven, optBounded                      bool
+}
+
+// zero reports whether every field of x is zero (the floats +0, bit for bit:
+// folding a zero foldExtra in its place gives the same sums).
+func (x *foldExtra) zero() bool {
+	return x.totalL1 == 0 && x.hopBytes == 0 && x.maxShared == 0 && x.optTotalL1 == 0 &&
+		math.Float64bits(x.avgL1)|math.Float64bits(x.msgDist)|math.Float64bits(x.ratioToOptimal)|math.Float64bits(x.ratioUpper) == 0 &&
+		!x.optProven && !x.optBounded
+}
+
+// foldOf is r's foldRec and foldExtra. The int32 fields count nodes or free
+// squares, fewer than the machine's nodes (topo numbers nodes in int32: grids of
+// at most 2^31 - 1).
+func foldOf(r *JobResult) (foldRec, foldExtra) {
 	return foldRec{
-		arrival: r.Arrival, start: r.Start, end: r.End, totalL1: r.TotalL1, boxVolume: r.BoxVolume,
-		blockWait: r.BlockWait, hopBytes: r.HopBytes, maxShared: r.MaxShared, optTotalL1: r.OptTotalL1,
-		avgL1: r.AvgL1, msgDist: r.MessageDistance, ratioToOptimal: r.RatioToOptimal, ratioUpper: r.RatioUpper,
-		procs: int32(r.Procs), span: int32(r.Span), ringSpan: int32(r.RingSpan), boxSides: int32(r.BoxSides),
-		components: int32(r.Components), freeSquares: int32(r.FreeSquares),
-		waitedForBlock: r.WaitedForBlock, spatiallyCompact: r.SpatiallyCompact, optProven: r.OptProven, optBounded: r.OptBounded,
-	}
+			arrival: r.Arrival, start: r.Start, end: r.End, boxVolume: r.BoxVolume, blockWait: r.BlockWait,
+			procs: int32(r.Procs), span: int32(r.Span), ringSpan: int32(r.RingSpan), boxSides: int32(r.BoxSides),
+			components: int32(r.Components), freeSquares: int32(r.FreeSquares),
+			waitedForBlock: r.WaitedForBlock, spatiallyCompact: r.SpatiallyCompact,
+		}, foldExtra{
+			totalL1: r.TotalL1, hopBytes: r.HopBytes, maxShared: r.MaxShared, optTotalL1: r.OptTotalL1,
+			avgL1: r.AvgL1, msgDist: r.MessageDistance, ratioToOptimal: r.RatioToOptimal, ratioUpper: r.RatioUpper,
+			optProven: r.OptProven, optBounded: r.OptBounded,
+		}
 }
 
 // aggregate folds job records (as foldRecs) into a summary one at a time, in trace
@@ -679,7 +701,7 @@ type baseAcc struct {
 	sum, upper, lower  float64
 }
 
-func (b *baseAcc) add(r *foldRec) {
+func (b *baseAcc) add(r *foldExtra) {
 	b.n++
 	if r.optProven {
 		b.proven++
@@ -712,17 +734,20 @@ func (b *baseAcc) summary() BaselineSummary {
 	return s
 }
 
-func (a *aggregate) add(r *foldRec) {
+func (a *aggregate) add(r *foldRec, x *foldExtra) {
 	// The expressions are JobResult's (Wait, Response, Slowdown) on the same
-	// values: the same floating-point sums.
+	// values: the same floating-point sums. x nil: a zero foldExtra.
+	if x == nil {
+		x = &foldExtra{}
+	}
 	wait, resp := r.start-r.arrival, r.end-r.arrival
 	if a.jobs == 0 {
 		a.first, a.last = r.arrival, r.end
 		a.by = map[int]*sizeAcc{}
 	}
 	a.jobs++
-	a.totL1 += r.totalL1
-	a.avgL1 += r.avgL1
+	a.totL1 += x.totalL1
+	a.avgL1 += x.avgL1
 	a.wait += float64(wait)
 	a.maxWait = max(a.maxWait, wait)
 	a.resp += float64(resp)
@@ -741,9 +766,9 @@ func (a *aggregate) add(r *foldRec) {
 		a.blockWait += float64(r.blockWait)
 		a.maxBlockWait = max(a.maxBlockWait, r.blockWait)
 	}
-	a.msgDist += r.msgDist
-	a.hopBytes += float64(r.hopBytes)
-	a.shared += float64(r.maxShared)
+	a.msgDist += x.msgDist
+	a.hopBytes += float64(x.hopBytes)
+	a.shared += float64(x.maxShared)
 	a.work += float64(r.procs) * float64(r.end-r.start)
 	a.first = min(a.first, r.arrival)
 	a.last = max(a.last, r.end)
@@ -755,20 +780,20 @@ func (a *aggregate) add(r *foldRec) {
 			a.compact++
 		}
 	}
-	a.base.add(r)
+	a.base.add(x)
 	z := a.by[int(r.procs)]
 	if z == nil {
 		z = &sizeAcc{}
 		a.by[int(r.procs)] = z
 	}
 	z.n++
-	z.tot += float64(r.totalL1)
-	z.avg += r.avgL1
+	z.tot += float64(x.totalL1)
+	z.avg += x.avgL1
 	z.waits += float64(wait)
 	if r.components == 1 {
 		z.contig++
 	}
-	z.base.add(r)
+	z.base.add(x)
 }
 
 // result is the summary of the records added.

@@ -70,7 +70,10 @@ type Config struct {
 	// NoPerJob keeps no per-job records: each job's is folded into the summary (in
 	// trace order, after JobDone has seen it) once it and every earlier job have
 	// finished, and forgotten; Result.PerJob is nil and memory holds the records of
-	// queued, running and not yet folded jobs only, whatever the trace's length.
+	// queued, running and not yet folded jobs only, whatever the trace's length
+	// (without JobDone, a finished job not yet folded holds only what the summary
+	// reads, about a third of its record: so a job that waits long costs little
+	// for every job that finishes behind it).
 	// It does not apply with Comm or the as-run schedule (their records are kept).
 	NoPerJob bool
 	// JobDone, when set, is called once for every job with its result (Nodes set),
@@ -110,19 +113,22 @@ type Config struct {
 // replay keeps none (Config.NoPerJob), those from the first job not yet passed on
 // (base) to the last one arrived, so that memory follows the queued and running
 // jobs rather than the trace. Without JobDone either (compact), a finished job's
-// record is folded down to what the summary reads (foldRec) at once: the jobs
-// between base and the last arrival that finished while an earlier one runs or
-// waits hold a foldRec each, and only the queued and running ones a JobResult.
+// record is folded down to what the summary reads (foldRec, and foldExtra once one
+// is not zero) at once: the jobs between base and the last arrival that finished
+// while an earlier one runs or waits hold a foldRec each, and only the queued and
+// running ones a JobResult.
 type jobTable struct {
 	jobs   []Job
 	compat Compat
 	recs   []JobResult // job base+i at recs[i]; compact: the unfinished jobs' records, at slot
 	base   int
 	// compact: slot[i] is job base+i's place in recs (-1 once finished), folds[i]
-	// its foldRec once finished, free the places in recs no job holds.
+	// its foldRec once finished, extras[i] its foldExtra (nil while every one
+	// folded was zero), free the places in recs no job holds.
 	compact bool
 	slot    []int32
 	folds   []foldRec
+	extras  []foldExtra
 	free    []int32
 	// peak is the most JobResults held at once (recs less its free places).
 	peak int
@@ -161,13 +167,23 @@ func (t *jobTable) add(r JobResult) {
 	}
 	t.slot = append(t.slot, s)
 	t.folds = append(t.folds, foldRec{})
+	if t.extras != nil {
+		t.extras = append(t.extras, foldExtra{})
+	}
 	t.peak = max(t.peak, len(t.recs)-len(t.free))
 }
 
 // fold replaces finished job i's record by its foldRec (compact).
 func (t *jobTable) fold(i int) {
 	s := t.slot[i-t.base]
-	t.folds[i-t.base] = foldOf(&t.recs[s])
+	f, x := foldOf(&t.recs[s])
+	t.folds[i-t.base] = f
+	if t.extras == nil && !x.zero() { // the first measured: the earlier ones were zero
+		t.extras = make([]foldExtra, len(t.folds), cap(t.folds))
+	}
+	if t.extras != nil {
+		t.extras[i-t.base] = x
+	}
 	t.recs[s] = JobResult{} // its node list and strings go
 	t.free = append(t.free, s)
 	t.slot[i-t.base] = -1
@@ -212,6 +228,9 @@ func (t *jobTable) drop(i int, done *[]bool) {
 		t.slot = t.slot[:n]
 		n = copy(t.folds, t.folds[k:])
 		t.folds = t.folds[:n]
+		if t.extras != nil {
+			t.extras = t.extras[:copy(t.extras, t.extras[k:])]
+		}
 	} else {
 		n := copy(t.recs, t.recs[k:])
 		clear(t.recs[n:])
@@ -279,7 +298,11 @@ func (em *jobEmitter) finished(i int) error {
 
 func (em *jobEmitter) pass(i int) error {
 	if em.t.compact { // folded when it finished; no JobDone
-		em.agg.add(&em.t.folds[i-em.t.base])
+		var x *foldExtra
+		if em.t.extras != nil {
+			x = &em.t.extras[i-em.t.base]
+		}
+		em.agg.add(&em.t.folds[i-em.t.base], x)
 		return nil
 	}
 	r := em.t.at(i)
@@ -289,8 +312,8 @@ func (em *jobEmitter) pass(i int) error {
 		}
 	}
 	if em.agg != nil {
-		f := foldOf(r)
-		em.agg.add(&f)
+		f, x := foldOf(r)
+		em.agg.add(&f, &x)
 	}
 	if em.drop || em.agg != nil {
 		r.Nodes = nil

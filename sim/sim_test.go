@@ -542,18 +542,22 @@ func TestStreamedRecordsFollowTheQueue(t *testing.T) {
 
 // A replay that keeps no records nor calls JobDone folds each job into a foldRec
 // when it finishes: its summary, with every metric (the compactness on a 2^4 x 2^4
-// mesh under MBS, the route and distance metrics on a fat tree), replicas
+// mesh under MBS, the route and distance metrics) and with the scheduling ones, replicas
 // generated as the replay goes, is the one of the replay that keeps every record.
 func TestFoldedStreamIsTheKeptOne(t *testing.T) {
 	tr, err := ReadTraceFile("testdata/KTH-SP2-1996-2.converted.txt.gz", ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, sched := range []Sched{SchedFCFS, SchedEASY, SchedCplant} {
-		for _, c := range [][2]string{{"mesh:16x16", "mbs"}, {"fattree:4,4:4,4:8", "bf:rcm"}} {
+	for _, c := range [][2]string{{"mesh:16x16", "mbs"}, {"fattree:4,4:4,4:8", "bf:rcm"}} {
+		for i, sched := range []Sched{SchedFCFS, SchedEASY, SchedCplant, SchedCplant} {
+			metrics := MetricsAll
+			if i == 3 {
+				metrics = MetricsSched // every foldExtra zero
+			}
 			s := DefaultSpec()
 			s.Trace, s.TraceData, s.MachineSpec, s.Alloc, s.Sched = "kth", &Trace{Jobs: tr.Jobs[:1500]}, c[0], c[1], sched
-			s.Metrics, s.Scale.Replicate = MetricsAll, 3
+			s.Metrics, s.Scale.Replicate = metrics, 3
 			stream, err := s.Run(context.Background())
 			if err != nil {
 				t.Fatal(err)
@@ -573,7 +577,7 @@ func TestFoldedStreamIsTheKeptOne(t *testing.T) {
 			if string(a) != string(b) {
 				t.Fatalf("%s %s %s: streamed summary differs:\n%s\n%s", c[0], c[1], sched, a, b)
 			}
-			if stream.Jobs != 4500 || stream.RouteSummary == nil || stream.PairwiseL1 == nil || (c[1] == "mbs") != (stream.Compactness != nil) {
+			if stream.Jobs != 4500 || (stream.RouteSummary == nil) != (i == 3) || (stream.PairwiseL1 == nil) != (i == 3) || (c[1] == "mbs") != (stream.Compactness != nil) {
 				t.Fatalf("%s %s %s: %d jobs, route %v, distances %v, compactness %v", c[0], c[1], sched, stream.Jobs, stream.RouteSummary, stream.PairwiseL1, stream.Compactness)
 			}
 		}
