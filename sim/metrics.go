@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/bits"
 	"slices"
 
@@ -614,16 +615,62 @@ type Result struct {
 func summarize(res []JobResult, cfg Config, tr alloc.TieReporter) *Result {
 	var a aggregate
 	for i := range res {
-		a.add(&res[i])
+		f, x := foldOf(&res[i])
+		a.add(&f, &x)
 	}
 	out := a.result(cfg, tr)
 	out.PerJob = res
 	return out
 }
 
-// aggregate folds job records into a summary one at a time, in trace order (the
-// sums are those of one pass over the records in that order, so that a replay that
-// keeps no records reports the very same numbers).
+// foldRec is what the summary reads of a job's record (aggregate.add) but the
+// distances, route metrics and exact baseline (foldExtra, zero when not measured):
+// a replay that keeps no records holds these, not the JobResult, for a job that
+// finished while an earlier one had not (its fold must wait for the earlier one's,
+// the sums being in trace order): no node list, no strings; 72 bytes, and 72 more
+// for the foldExtra when it is measured, against 336.
+type foldRec struct {
+	arrival, start, end, boxVolume, blockWait                int64
+	procs, span, ringSpan, boxSides, components, freeSquares int32
+	waitedForBlock, spatiallyCompact                         bool
+}
+
+// foldExtra is the rest of what the summary reads of a job's record: the pairwise
+// distances (MetricsDist), the route metrics (MetricsRoute) and the exact baseline
+// (Config.Baseline), all zero when none is measured.
+type foldExtra struct {
+	totalL1, hopBytes, maxShared, optTotalL1   int64
+	avgL1, msgDist, ratioToOptimal, ratioUpper float64
+	optProven, optBounded                      bool
+}
+
+// zero reports whether every field of x is zero (the floats +0, bit for bit:
+// folding a zero foldExtra in its place gives the same sums).
+func (x *foldExtra) zero() bool {
+	return x.totalL1 == 0 && x.hopBytes == 0 && x.maxShared == 0 && x.optTotalL1 == 0 &&
+		math.Float64bits(x.avgL1)|math.Float64bits(x.msgDist)|math.Float64bits(x.ratioToOptimal)|math.Float64bits(x.ratioUpper) == 0 &&
+		!x.optProven && !x.optBounded
+}
+
+// foldOf is r's foldRec and foldExtra. The int32 fields count nodes or free
+// squares, fewer than the machine's nodes (topo numbers nodes in int32: grids of
+// at most 2^31 - 1).
+func foldOf(r *JobResult) (foldRec, foldExtra) {
+	return foldRec{
+			arrival: r.Arrival, start: r.Start, end: r.End, boxVolume: r.BoxVolume, blockWait: r.BlockWait,
+			procs: int32(r.Procs), span: int32(r.Span), ringSpan: int32(r.RingSpan), boxSides: int32(r.BoxSides),
+			components: int32(r.Components), freeSquares: int32(r.FreeSquares),
+			waitedForBlock: r.WaitedForBlock, spatiallyCompact: r.SpatiallyCompact,
+		}, foldExtra{
+			totalL1: r.TotalL1, hopBytes: r.HopBytes, maxShared: r.MaxShared, optTotalL1: r.OptTotalL1,
+			avgL1: r.AvgL1, msgDist: r.MessageDistance, ratioToOptimal: r.RatioToOptimal, ratioUpper: r.RatioUpper,
+			optProven: r.OptProven, optBounded: r.OptBounded,
+		}
+}
+
+// aggregate folds job records (as foldRecs) into a summary one at a time, in trace
+// order (the sums are those of one pass over the records in that order, so that a
+// replay that keeps no records reports the very same numbers).
 type aggregate struct {
 	jobs                                                                  int
 	totL1                                                                 int64
@@ -654,18 +701,18 @@ type baseAcc struct {
 	sum, upper, lower  float64
 }
 
-func (b *baseAcc) add(r *JobResult) {
+func (b *baseAcc) add(r *foldExtra) {
 	b.n++
-	if r.OptProven {
+	if r.optProven {
 		b.proven++
-		b.sum += r.RatioToOptimal
+		b.sum += r.ratioToOptimal
 	}
-	if r.OptBounded {
+	if r.optBounded {
 		b.bounded++
-		b.upper += r.RatioUpper
+		b.upper += r.ratioUpper
 	}
-	if r.OptTotalL1 > 0 {
-		b.lower += float64(r.TotalL1) / float64(r.OptTotalL1)
+	if r.optTotalL1 > 0 {
+		b.lower += float64(r.totalL1) / float64(r.optTotalL1)
 	} else {
 		b.lower++ // a total of 0 (one node): its own optimum
 	}
@@ -687,60 +734,66 @@ func (b *baseAcc) summary() BaselineSummary {
 	return s
 }
 
-func (a *aggregate) add(r *JobResult) {
+func (a *aggregate) add(r *foldRec, x *foldExtra) {
+	// The expressions are JobResult's (Wait, Response, Slowdown) on the same
+	// values: the same floating-point sums. x nil: a zero foldExtra.
+	if x == nil {
+		x = &foldExtra{}
+	}
+	wait, resp := r.start-r.arrival, r.end-r.arrival
 	if a.jobs == 0 {
-		a.first, a.last = r.Arrival, r.End
+		a.first, a.last = r.arrival, r.end
 		a.by = map[int]*sizeAcc{}
 	}
 	a.jobs++
-	a.totL1 += r.TotalL1
-	a.avgL1 += r.AvgL1
-	a.wait += float64(r.Wait())
-	a.maxWait = max(a.maxWait, r.Wait())
-	a.resp += float64(r.Response())
-	a.slow += r.Slowdown()
-	a.span += float64(r.Span)
-	a.ring += float64(r.RingSpan)
-	a.stretch += float64(r.Span) / float64(r.Procs)
-	a.vol += float64(r.BoxVolume)
-	a.sides += float64(r.BoxSides)
-	a.comps += float64(r.Components)
-	if r.Components == 1 {
+	a.totL1 += x.totalL1
+	a.avgL1 += x.avgL1
+	a.wait += float64(wait)
+	a.maxWait = max(a.maxWait, wait)
+	a.resp += float64(resp)
+	a.slow += float64(resp) / float64(max(r.end-r.start, 1))
+	a.span += float64(r.span)
+	a.ring += float64(r.ringSpan)
+	a.stretch += float64(r.span) / float64(r.procs)
+	a.vol += float64(r.boxVolume)
+	a.sides += float64(r.boxSides)
+	a.comps += float64(r.components)
+	if r.components == 1 {
 		a.contig++
 	}
-	if r.WaitedForBlock {
+	if r.waitedForBlock {
 		a.blocked++
-		a.blockWait += float64(r.BlockWait)
-		a.maxBlockWait = max(a.maxBlockWait, r.BlockWait)
+		a.blockWait += float64(r.blockWait)
+		a.maxBlockWait = max(a.maxBlockWait, r.blockWait)
 	}
-	a.msgDist += r.MessageDistance
-	a.hopBytes += float64(r.HopBytes)
-	a.shared += float64(r.MaxShared)
-	a.work += float64(r.Procs) * float64(r.End-r.Start)
-	a.first = min(a.first, r.Arrival)
-	a.last = max(a.last, r.End)
-	if r.FreeSquares < 0 {
+	a.msgDist += x.msgDist
+	a.hopBytes += float64(x.hopBytes)
+	a.shared += float64(x.maxShared)
+	a.work += float64(r.procs) * float64(r.end-r.start)
+	a.first = min(a.first, r.arrival)
+	a.last = max(a.last, r.end)
+	if r.freeSquares < 0 {
 		a.unmeasured = true
 	} else {
-		a.squares += r.FreeSquares
-		if r.SpatiallyCompact {
+		a.squares += int(r.freeSquares)
+		if r.spatiallyCompact {
 			a.compact++
 		}
 	}
-	a.base.add(r)
-	z := a.by[r.Procs]
+	a.base.add(x)
+	z := a.by[int(r.procs)]
 	if z == nil {
 		z = &sizeAcc{}
-		a.by[r.Procs] = z
+		a.by[int(r.procs)] = z
 	}
 	z.n++
-	z.tot += float64(r.TotalL1)
-	z.avg += r.AvgL1
-	z.waits += float64(r.Wait())
-	if r.Components == 1 {
+	z.tot += float64(x.totalL1)
+	z.avg += x.avgL1
+	z.waits += float64(wait)
+	if r.components == 1 {
 		z.contig++
 	}
-	z.base.add(r)
+	z.base.add(x)
 }
 
 // result is the summary of the records added.

@@ -70,7 +70,11 @@ type Config struct {
 	// NoPerJob keeps no per-job records: each job's is folded into the summary (in
 	// trace order, after JobDone has seen it) once it and every earlier job have
 	// finished, and forgotten; Result.PerJob is nil and memory holds the records of
-	// queued, running and not yet folded jobs only, whatever the trace's length.
+	// queued, running and not yet folded jobs only, whatever the trace's length
+	// (without JobDone, a finished job not yet folded holds only what the summary
+	// reads, 72 bytes against its record's 336, 144 with distances, route metrics
+	// or the baseline: a job that waits long costs little for every job that
+	// finishes behind it).
 	// It does not apply with Comm or the as-run schedule (their records are kept).
 	NoPerJob bool
 	// JobDone, when set, is called once for every job with its result (Nodes set),
@@ -101,25 +105,95 @@ type Config struct {
 	// node) as jobs of several are (partition.go): the tests' check that the
 	// two give the same replay.
 	perJob bool
+	// heldPeak, when set, receives the most JobResults the replay held at once
+	// (jobTable.peak): the tests' measure of its memory.
+	heldPeak *int
 }
 
 // jobTable holds the replay's job records by job index: all of them, or, when the
 // replay keeps none (Config.NoPerJob), those from the first job not yet passed on
 // (base) to the last one arrived, so that memory follows the queued and running
-// jobs rather than the trace.
+// jobs rather than the trace. Without JobDone either (compact), a finished job's
+// record is folded down to what the summary reads (foldRec, and foldExtra once one
+// is not zero) at once: the jobs between base and the last arrival that finished
+// while an earlier one runs or waits hold a foldRec each, and only the queued and
+// running ones a JobResult.
 type jobTable struct {
 	jobs   []Job
 	compat Compat
-	recs   []JobResult // job base+i at recs[i]
+	recs   []JobResult // job base+i at recs[i]; compact: the unfinished jobs' records, at slot
 	base   int
+	// compact: slot[i] is job base+i's place in recs (-1 once finished), folds[i]
+	// its foldRec once finished, extras[i] its foldExtra (nil while every one
+	// folded was zero), free the places in recs no job holds.
+	compact bool
+	slot    []int32
+	folds   []foldRec
+	extras  []foldExtra
+	free    []int32
+	// peak is the most JobResults held at once (recs less its free places).
+	peak int
 }
 
-func (t *jobTable) at(i int) *JobResult { return &t.recs[i-t.base] }
+func (t *jobTable) at(i int) *JobResult {
+	if t.compact {
+		return &t.recs[t.slot[i-t.base]]
+	}
+	return &t.recs[i-t.base]
+}
+
+// end is one past the last job with a record.
+func (t *jobTable) end() int {
+	if t.compact {
+		return t.base + len(t.slot)
+	}
+	return t.base + len(t.recs)
+}
+
+// add makes the next job's record.
+func (t *jobTable) add(r JobResult) {
+	if !t.compact {
+		t.recs = append(t.recs, r)
+		t.peak = max(t.peak, len(t.recs))
+		return
+	}
+	var s int32
+	if k := len(t.free); k > 0 {
+		s = t.free[k-1]
+		t.free = t.free[:k-1]
+		t.recs[s] = r
+	} else {
+		s = int32(len(t.recs))
+		t.recs = append(t.recs, r)
+	}
+	t.slot = append(t.slot, s)
+	t.folds = append(t.folds, foldRec{})
+	if t.extras != nil {
+		t.extras = append(t.extras, foldExtra{})
+	}
+	t.peak = max(t.peak, len(t.recs)-len(t.free))
+}
+
+// fold replaces finished job i's record by its foldRec (compact).
+func (t *jobTable) fold(i int) {
+	s := t.slot[i-t.base]
+	f, x := foldOf(&t.recs[s])
+	t.folds[i-t.base] = f
+	if t.extras == nil && !x.zero() { // the first measured: the earlier ones were zero
+		t.extras = make([]foldExtra, len(t.folds), cap(t.folds))
+	}
+	if t.extras != nil {
+		t.extras[i-t.base] = x
+	}
+	t.recs[s] = JobResult{} // its node list and strings go
+	t.free = append(t.free, s)
+	t.slot[i-t.base] = -1
+}
 
 // reach makes the records up to job i.
 func (t *jobTable) reach(i int) {
-	for j := t.base + len(t.recs); j <= i; j++ {
-		t.recs = append(t.recs, JobResult{Job: t.jobs[j], EstimateUsed: estimate(t.jobs[j], t.compat)})
+	for j := t.end(); j <= i; j++ {
+		t.add(JobResult{Job: t.jobs[j], EstimateUsed: estimate(t.jobs[j], t.compat)})
 	}
 }
 
@@ -127,8 +201,8 @@ func (t *jobTable) reach(i int) {
 // Run checks its jobs.
 func (t *jobTable) push(i int, j Job, m topo.Machine, p *placer) error {
 	n := m.N()
-	if i != t.base+len(t.recs) {
-		return fmt.Errorf("sim: internal error: job %d arrives after %d", i, t.base+len(t.recs))
+	if i != t.end() {
+		return fmt.Errorf("sim: internal error: job %d arrives after %d", i, t.end())
 	}
 	if j.Procs > n {
 		return fmt.Errorf("job %d (line %d) needs %d processors, the machine %s has %d: %w", j.ID, j.Line, j.Procs, m.Spec(), n, ErrTooLarge)
@@ -139,21 +213,31 @@ func (t *jobTable) push(i int, j Job, m topo.Machine, p *placer) error {
 	if err := p.checkFits(&j); err != nil {
 		return err
 	}
-	t.recs = append(t.recs, JobResult{Job: j, EstimateUsed: estimate(j, t.compat)})
+	t.add(JobResult{Job: j, EstimateUsed: estimate(j, t.compat)})
 	return nil
 }
 
 // drop forgets the records before job i (those passed on), moving the others down
 // once at least half the table is forgotten.
 func (t *jobTable) drop(i int, done *[]bool) {
-	k := i - t.base
-	if k < 1024 || 2*k < len(t.recs) {
+	k, held := i-t.base, t.end()-t.base
+	if k < 1024 || 2*k < held {
 		return
 	}
-	n := copy(t.recs, t.recs[k:])
-	clear(t.recs[n:])
-	t.recs = t.recs[:n]
-	copy(*done, (*done)[k:])
+	if t.compact {
+		n := copy(t.slot, t.slot[k:])
+		t.slot = t.slot[:n]
+		n = copy(t.folds, t.folds[k:])
+		t.folds = t.folds[:n]
+		if t.extras != nil {
+			t.extras = t.extras[:copy(t.extras, t.extras[k:])]
+		}
+	} else {
+		n := copy(t.recs, t.recs[k:])
+		clear(t.recs[n:])
+		t.recs = t.recs[:n]
+	}
+	n := copy(*done, (*done)[k:])
 	*done = (*done)[:n]
 	t.base = i
 }
@@ -177,7 +261,7 @@ func newJobEmitter(t *jobTable, total int, cfg Config, agg *aggregate, deferred 
 	if !deferred {
 		// Kept without calls too: next, the jobs finished in trace order, is what
 		// an interrupted replay reports (partial).
-		em.done = make([]bool, len(t.recs), max(len(t.recs), 1024))
+		em.done = make([]bool, t.end()-t.base, max(t.end()-t.base, 1024))
 	}
 	return em
 }
@@ -192,11 +276,14 @@ func (em *jobEmitter) finished(i int) error {
 		return nil
 	}
 	t := em.t
-	for len(em.done) < len(t.recs) {
+	for len(em.done) < t.end()-t.base {
 		em.done = append(em.done, false)
 	}
 	em.done[i-t.base] = true
-	for em.next < t.base+len(t.recs) && em.done[em.next-t.base] {
+	if t.compact {
+		t.fold(i)
+	}
+	for em.next < t.end() && em.done[em.next-t.base] {
 		if !quiet {
 			if err := em.pass(em.next); err != nil {
 				return err
@@ -211,6 +298,14 @@ func (em *jobEmitter) finished(i int) error {
 }
 
 func (em *jobEmitter) pass(i int) error {
+	if em.t.compact { // folded when it finished; no JobDone
+		var x *foldExtra
+		if em.t.extras != nil {
+			x = &em.t.extras[i-em.t.base]
+		}
+		em.agg.add(&em.t.folds[i-em.t.base], x)
+		return nil
+	}
 	r := em.t.at(i)
 	if em.fn != nil {
 		if err := em.fn(r); err != nil {
@@ -218,7 +313,8 @@ func (em *jobEmitter) pass(i int) error {
 		}
 	}
 	if em.agg != nil {
-		em.agg.add(r)
+		f, x := foldOf(r)
+		em.agg.add(&f, &x)
 	}
 	if em.drop || em.agg != nil {
 		r.Nodes = nil
@@ -566,7 +662,7 @@ func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Resul
 		}
 		total = rs.len()
 	}
-	tab := &jobTable{jobs: jobs, compat: cfg.Compat}
+	tab := &jobTable{jobs: jobs, compat: cfg.Compat, compact: stream && cfg.JobDone == nil}
 	if err := pt.start(cfg.Alloc); err != nil { // before the placer copies the empty machine
 		return nil, err
 	}
@@ -772,6 +868,9 @@ func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Resul
 	}
 	if err := em.flush(); err != nil {
 		return nil, err
+	}
+	if cfg.heldPeak != nil {
+		*cfg.heldPeak = tab.peak
 	}
 	if agg != nil {
 		return agg.result(cfg, ties), nil

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -450,6 +451,135 @@ func TestProgressSeesEveryJob(t *testing.T) {
 	for i, d := range seen {
 		if d != i {
 			t.Fatalf("call %d reported %d jobs (calls %v): want every count once, in order", i, d, seen)
+		}
+	}
+}
+
+// A replay that keeps no records (NoPerJob, no JobDone) holds a JobResult for
+// the queued and running jobs only: the jobs that finished while an earlier one
+// still waited or ran are held as what the summary reads (foldRec) until that one
+// finishes. Job 0 runs for 10^6 s and job 1, which needs the whole machine, waits
+// for it, while 3,000 short jobs start and finish around them: the most records
+// held at once is the most jobs queued or running at once (a handful), not the
+// jobs since job 0 (every one of them). The summary is the kept replay's.
+func TestStreamedRecordsFollowTheQueue(t *testing.T) {
+	g := topo.Mesh(4, 4)
+	rng := rand.New(rand.NewPCG(24, 12))
+	jobs := []Job{
+		{ID: 1, Arrival: 0, Procs: 1, Runtime: 1_000_000, Estimate: 1_000_000},
+		{ID: 2, Arrival: 10, Procs: 16, Runtime: 100, Estimate: 100},
+	}
+	for i := range 3000 {
+		run := int64(10 + rng.IntN(40))
+		jobs = append(jobs, Job{ID: 3 + i, Arrival: 100 + 30*int64(i), Procs: 1 + rng.IntN(4), Runtime: run, Estimate: 2 * run})
+	}
+	for _, sched := range []Sched{SchedEASY, SchedCplant} {
+		cfg := func(noPerJob bool, peak *int) Config {
+			a, err := alloc.Parse("mc1x1", g, alloc.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return Config{Machine: g, Alloc: a, Sched: sched, Metrics: MetricsAll, NoPerJob: noPerJob, DropNodes: noPerJob, heldPeak: peak}
+		}
+		kept, err := Run(context.Background(), jobs, cfg(false, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The most jobs arrived and not finished at once (departures before
+		// arrivals at one time, as the replay takes them).
+		type ev struct {
+			t     int64
+			delta int
+		}
+		var evs []ev
+		for _, r := range kept.PerJob {
+			evs = append(evs, ev{r.Arrival, 1}, ev{r.End, -1})
+		}
+		slices.SortFunc(evs, func(a, b ev) int {
+			if a.t != b.t {
+				return int(a.t - b.t)
+			}
+			return a.delta - b.delta
+		})
+		live, maxLive := 0, 0
+		for _, e := range evs {
+			live += e.delta
+			maxLive = max(maxLive, live)
+		}
+		if w := kept.PerJob[1].Wait(); w < 900_000 {
+			t.Fatalf("%s: job 1 waited %d s; the test needs it to wait for job 0", sched, w)
+		}
+		if maxLive > 20 {
+			t.Fatalf("%s: %d jobs queued or running at once; the test needs a short queue", sched, maxLive)
+		}
+		var peak int
+		stream, err := Run(context.Background(), jobs, cfg(true, &peak))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: job 1 waited %d s; %d jobs queued or running at most, %d records held at most", sched, kept.PerJob[1].Wait(), maxLive, peak)
+		if peak > maxLive {
+			t.Errorf("%s: %d job records held at once, want at most the %d jobs queued or running at once (not the %d jobs)", sched, peak, maxLive, len(jobs))
+		}
+		kept.PerJob = nil
+		a, _ := json.Marshal(stream)
+		b, _ := json.Marshal(kept)
+		if string(a) != string(b) {
+			t.Fatalf("%s: streamed summary differs from the kept one:\n%s\n%s", sched, a, b)
+		}
+		// With JobDone the records wait whole (JobDone sees them in trace
+		// order): every job since job 0's.
+		c := cfg(true, &peak)
+		c.JobDone = func(*JobResult) error { return nil }
+		if _, err := Run(context.Background(), jobs, c); err != nil {
+			t.Fatal(err)
+		}
+		if peak < len(jobs)-10 {
+			t.Errorf("%s with JobDone: %d records held at once, want about the %d jobs behind job 0", sched, peak, len(jobs))
+		}
+	}
+}
+
+// A replay that keeps no records nor calls JobDone folds each job into a foldRec
+// when it finishes: its summary, with every metric (the compactness on a 2^4 x 2^4
+// mesh under MBS, the route and distance metrics) and with the scheduling ones, replicas
+// generated as the replay goes, is the one of the replay that keeps every record.
+func TestFoldedStreamIsTheKeptOne(t *testing.T) {
+	tr, err := ReadTraceFile("testdata/KTH-SP2-1996-2.converted.txt.gz", ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range [][2]string{{"mesh:16x16", "mbs"}, {"fattree:4,4:4,4:8", "bf:rcm"}} {
+		for i, sched := range []Sched{SchedFCFS, SchedEASY, SchedCplant, SchedCplant} {
+			metrics := MetricsAll
+			if i == 3 {
+				metrics = MetricsSched // every foldExtra zero
+			}
+			s := DefaultSpec()
+			s.Trace, s.TraceData, s.MachineSpec, s.Alloc, s.Sched = "kth", &Trace{Jobs: tr.Jobs[:1500]}, c[0], c[1], sched
+			s.Metrics, s.Scale.Replicate = metrics, 3
+			stream, err := s.Run(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.PerJob = true
+			kept, err := s.Run(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if stream.PerJob != nil || len(kept.PerJob) != kept.Jobs {
+				t.Fatalf("per-job records: %d streamed, %d kept", len(stream.PerJob), len(kept.PerJob))
+			}
+			stream.Seconds, kept.Seconds = 0, 0
+			stream.AllocTime, kept.AllocTime = nil, nil
+			a, _ := json.Marshal(stream)
+			b, _ := json.Marshal(kept)
+			if string(a) != string(b) {
+				t.Fatalf("%s %s %s: streamed summary differs:\n%s\n%s", c[0], c[1], sched, a, b)
+			}
+			if stream.Jobs != 4500 || (stream.RouteSummary == nil) != (i == 3) || (stream.PairwiseL1 == nil) != (i == 3) || (c[1] == "mbs") != (stream.Compactness != nil) {
+				t.Fatalf("%s %s %s: %d jobs, route %v, distances %v, compactness %v", c[0], c[1], sched, stream.Jobs, stream.RouteSummary, stream.PairwiseL1, stream.Compactness)
+			}
 		}
 	}
 }
