@@ -751,7 +751,7 @@ func (a *aggregate) add(r *foldRec, x *foldExtra) {
 	a.wait += float64(wait)
 	a.maxWait = max(a.maxWait, wait)
 	a.resp += float64(resp)
-	a.slow += float64(resp) / float64(max(r.end-r.start, 1))
+	a.slow += slowdown(r.arrival, r.start, r.end)
 	a.span += float64(r.span)
 	a.ring += float64(r.ringSpan)
 	a.stretch += float64(r.span) / float64(r.procs)

@@ -472,8 +472,12 @@ func (r *JobResult) Response() int64 { return r.End - r.Arrival }
 
 // Slowdown returns response / max(run time, 1), the run time being end - start
 // (the trace's run time, except with communication deciding it).
-func (r *JobResult) Slowdown() float64 {
-	return float64(r.Response()) / float64(max(r.End-r.Start, 1))
+func (r *JobResult) Slowdown() float64 { return slowdown(r.Arrival, r.Start, r.End) }
+
+// slowdown is (end - arrival) / max(end - start, 1): JobResult.Slowdown, and the
+// summary's fold of a compact record (aggregate.add), the same floating-point value.
+func slowdown(arrival, start, end int64) float64 {
+	return float64(end-arrival) / float64(max(end-start, 1))
 }
 
 type event struct {
