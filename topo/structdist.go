@@ -219,28 +219,12 @@ type dfScratch struct {
 }
 
 func (s *synthLayout) dragonflySum(g *Graph, nodes []int) int64 {
-	s.dfIndex(g)
-	R := s.a * s.groups
-	sc, _ := s.scratch.Get().(*dfScratch)
-	if sc == nil {
-		sc = &dfScratch{w: make([]int32, R), wStamp: make([]int32, R),
-			W: make([]int64, s.groups), gStamp: make([]int32, s.groups), gIdx: make([]int32, s.groups),
-			inW: make([]int64, s.groups), inStamp: make([]int32, s.groups)}
-	}
+	sc := s.dfStart(g)
 	defer s.scratch.Put(sc)
-	if sc.gen > 1<<30 || sc.bGen > 1<<30 {
-		clear(sc.wStamp)
-		clear(sc.gStamp)
-		clear(sc.inStamp)
-		sc.gen, sc.bGen = 0, 0
-	}
-	sc.gen++
 	gen := sc.gen
 	k := int64(len(nodes))
 	a := int32(s.a)
-	// Hosts per router and per group.
-	sc.routers, sc.groups = sc.routers[:0], sc.groups[:0]
-	// A run of the job's hosts on one router is counted at once (jobs come mostly
+	// Hosts per router and per group. A run of the job's hosts on one router is counted at once (jobs come mostly
 	// as runs of consecutive hosts: the stamps are looked at once a router).
 	for i := 0; i < len(nodes); {
 		r := s.routerOf(nodes[i])
@@ -255,21 +239,14 @@ func (s *synthLayout) dragonflySum(g *Graph, nodes []int) int64 {
 			sc.routers = append(sc.routers, r)
 		}
 		sc.w[r] += c
-		A := r / a
-		if sc.gStamp[A] != gen {
-			sc.gStamp[A], sc.W[A] = gen, 0
-			sc.gIdx[A] = int32(len(sc.groups))
-			sc.groups = append(sc.groups, A)
-		}
-		sc.W[A] += int64(c)
+		sc.inGroup(r/a, c)
 	}
 	return s.dfPairs(sc, gen, k)
 }
 
-// dragonflySumCounts is dragonflySum of a set with counts[i] hosts on router
-// router[ids[i]] (distinct routers, counts > 0; router nil: ids[i] itself), without
-// the hosts.
-func (s *synthLayout) dragonflySumCounts(g *Graph, ids, router, counts []int32) int64 {
+// dfStart takes a scratch from the pool (the caller puts it back) with a new
+// stamp, its routers and groups emptied.
+func (s *synthLayout) dfStart(g *Graph) *dfScratch {
 	s.dfIndex(g)
 	R := s.a * s.groups
 	sc, _ := s.scratch.Get().(*dfScratch)
@@ -278,7 +255,6 @@ func (s *synthLayout) dragonflySumCounts(g *Graph, ids, router, counts []int32) 
 			W: make([]int64, s.groups), gStamp: make([]int32, s.groups), gIdx: make([]int32, s.groups),
 			inW: make([]int64, s.groups), inStamp: make([]int32, s.groups)}
 	}
-	defer s.scratch.Put(sc)
 	if sc.gen > 1<<30 || sc.bGen > 1<<30 {
 		clear(sc.wStamp)
 		clear(sc.gStamp)
@@ -286,9 +262,28 @@ func (s *synthLayout) dragonflySumCounts(g *Graph, ids, router, counts []int32) 
 		sc.gen, sc.bGen = 0, 0
 	}
 	sc.gen++
+	sc.routers, sc.groups = sc.routers[:0], sc.groups[:0]
+	return sc
+}
+
+// inGroup counts c more of the job's hosts in group A (listing A once a stamp).
+func (sc *dfScratch) inGroup(A, c int32) {
+	if sc.gStamp[A] != sc.gen {
+		sc.gStamp[A], sc.W[A] = sc.gen, 0
+		sc.gIdx[A] = int32(len(sc.groups))
+		sc.groups = append(sc.groups, A)
+	}
+	sc.W[A] += int64(c)
+}
+
+// dragonflySumCounts is dragonflySum of a set with counts[i] hosts on router
+// router[ids[i]] (distinct routers, counts > 0; router nil: ids[i] itself), without
+// the hosts.
+func (s *synthLayout) dragonflySumCounts(g *Graph, ids, router, counts []int32) int64 {
+	sc := s.dfStart(g)
+	defer s.scratch.Put(sc)
 	gen := sc.gen
 	a := int32(s.a)
-	sc.routers, sc.groups = sc.routers[:0], sc.groups[:0]
 	var k int64
 	for i, r := range ids {
 		if router != nil {
@@ -298,13 +293,7 @@ func (s *synthLayout) dragonflySumCounts(g *Graph, ids, router, counts []int32) 
 		k += int64(c)
 		sc.wStamp[r], sc.w[r] = gen, c
 		sc.routers = append(sc.routers, r)
-		A := r / a
-		if sc.gStamp[A] != gen {
-			sc.gStamp[A], sc.W[A] = gen, 0
-			sc.gIdx[A] = int32(len(sc.groups))
-			sc.groups = append(sc.groups, A)
-		}
-		sc.W[A] += int64(c)
+		sc.inGroup(r/a, c)
 	}
 	return s.dfPairs(sc, gen, k)
 }
