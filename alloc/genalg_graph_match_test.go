@@ -115,21 +115,27 @@ func irregularGraph(rng *rand.Rand, split bool) string {
 	return b.String()
 }
 
-// genalgMachines are the small networks the cross-checks run on.
-func genalgMachines(t *testing.T, rng *rand.Rand) map[string]*topo.Graph {
+// graphsOf parses the machine specs (networks), keyed by spec.
+func graphsOf(t *testing.T, specs ...string) map[string]*topo.Graph {
+	t.Helper()
 	ms := map[string]*topo.Graph{}
-	for _, spec := range []string{
-		"fattree:4,2:4", "fattree:3,3:5", "fattree:4,4:4,4:4", "fattree:2,2:3,3:4", "fattree:3,2:2,2:3",
-		"dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=5",
-		"dragonfly:hosts_per_router=3,routers_per_group=3,intergroup_links=2,num_groups=4",
-		"dragonfly:hosts_per_router=1,routers_per_group=5,intergroup_links=1,num_groups=6",
-	} {
+	for _, spec := range specs {
 		m, err := topo.ParseMachine(spec)
 		if err != nil {
 			t.Fatal(spec, err)
 		}
 		ms[spec] = m.(*topo.Graph)
 	}
+	return ms
+}
+
+// genalgMachines are the small networks the cross-checks run on.
+func genalgMachines(t *testing.T, rng *rand.Rand) map[string]*topo.Graph {
+	ms := graphsOf(t,
+		"fattree:4,2:4", "fattree:3,3:5", "fattree:4,4:4,4:4", "fattree:2,2:3,3:4", "fattree:3,2:2,2:3",
+		"dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=5",
+		"dragonfly:hosts_per_router=3,routers_per_group=3,intergroup_links=2,num_groups=4",
+		"dragonfly:hosts_per_router=1,routers_per_group=5,intergroup_links=1,num_groups=6")
 	// A dragonfly and a fat tree read from a file, their hosts declared in a random
 	// order (the dragonfly keeps its recognised layout: PairDistSum's closed form).
 	df := ms["dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=5"]
@@ -433,18 +439,10 @@ func TestGraphGenAlgStopsAtEveryLook(t *testing.T) {
 // router not consecutive: the merge and the walk of the free list).
 func TestGraphGenAlgByCountsMatchesPlain(t *testing.T) {
 	rng := rand.New(rand.NewPCG(12, 7))
-	ms := map[string]*topo.Graph{}
-	for _, spec := range []string{
+	ms := graphsOf(t,
 		"fattree:4,4:4,4:4,4:3", "fattree:6,3:4,2:5",
 		"dragonfly:hosts_per_router=4,routers_per_group=8,intergroup_links=2,num_groups=12",
-		"dragonfly:hosts_per_router=3,routers_per_group=4,intergroup_links=1,num_groups=9",
-	} {
-		m, err := topo.ParseMachine(spec)
-		if err != nil {
-			t.Fatal(spec, err)
-		}
-		ms[spec] = m.(*topo.Graph)
-	}
+		"dragonfly:hosts_per_router=3,routers_per_group=4,intergroup_links=1,num_groups=9")
 	df := ms["dragonfly:hosts_per_router=3,routers_per_group=4,intergroup_links=1,num_groups=9"]
 	ms["dragonfly file, hosts shuffled"] = readText(t, textOf(df, rng.Perm(df.N())))
 	names := slices.Sorted(maps.Keys(ms))

@@ -558,25 +558,7 @@ func TestFoldedStreamIsTheKeptOne(t *testing.T) {
 			s := DefaultSpec()
 			s.Trace, s.TraceData, s.MachineSpec, s.Alloc, s.Sched = "kth", &Trace{Jobs: tr.Jobs[:1500]}, c[0], c[1], sched
 			s.Metrics, s.Scale.Replicate = metrics, 3
-			stream, err := s.Run(context.Background())
-			if err != nil {
-				t.Fatal(err)
-			}
-			s.PerJob = true
-			kept, err := s.Run(context.Background())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if stream.PerJob != nil || len(kept.PerJob) != kept.Jobs {
-				t.Fatalf("per-job records: %d streamed, %d kept", len(stream.PerJob), len(kept.PerJob))
-			}
-			stream.Seconds, kept.Seconds = 0, 0
-			stream.AllocTime, kept.AllocTime = nil, nil
-			a, _ := json.Marshal(stream)
-			b, _ := json.Marshal(kept)
-			if string(a) != string(b) {
-				t.Fatalf("%s %s %s: streamed summary differs:\n%s\n%s", c[0], c[1], sched, a, b)
-			}
+			stream, _ := streamedIsKept(t, &s, fmt.Sprintf("%s %s %s", c[0], c[1], sched))
 			if stream.Jobs != 4500 || (stream.RouteSummary == nil) != (i == 3) || (stream.PairwiseL1 == nil) != (i == 3) || (c[1] == "mbs") != (stream.Compactness != nil) {
 				t.Fatalf("%s %s %s: %d jobs, route %v, distances %v, compactness %v", c[0], c[1], sched, stream.Jobs, stream.RouteSummary, stream.PairwiseL1, stream.Compactness)
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -507,33 +508,42 @@ func TestStreamedSummaryIsTheKeptOne(t *testing.T) {
 				s.Scale.Replicate = c.rep
 				var ids []int
 				s.JobDone = func(r *JobResult) error { ids = append(ids, r.ID); return nil }
-				stream, err := s.Run(context.Background())
-				if err != nil {
-					t.Fatal(err)
-				}
-				s.PerJob, s.JobDone = true, nil
-				kept, err := s.Run(context.Background())
-				if err != nil {
-					t.Fatal(err)
-				}
-				if stream.PerJob != nil || len(kept.PerJob) != kept.Jobs {
-					t.Fatalf("per-job records: %d streamed, %d kept", len(stream.PerJob), len(kept.PerJob))
-				}
+				_, kept := streamedIsKept(t, &s, fmt.Sprintf("%s %s x%d", machine, sched, c.rep))
 				for i, r := range kept.PerJob {
 					if i >= len(ids) || ids[i] != r.ID {
 						t.Fatalf("JobDone saw job %d at %d, want %d", ids[min(i, len(ids)-1)], i, r.ID)
 					}
 				}
-				stream.Seconds, kept.Seconds = 0, 0
-				stream.AllocTime, kept.AllocTime = nil, nil
-				a, _ := json.Marshal(stream)
-				b, _ := json.Marshal(kept)
-				if string(a) != string(b) {
-					t.Fatalf("%s %s x%d: streamed summary differs:\n%s\n%s", machine, sched, c.rep, a, b)
-				}
 			}
 		}
 	}
+}
+
+// streamedIsKept runs s as it is (streamed: no per-job records kept), then with
+// PerJob and no JobDone, and fails unless the two summaries are the same but for
+// their timings (zeroed in both).
+func streamedIsKept(t *testing.T, s *Spec, what string) (stream, kept *Report) {
+	t.Helper()
+	stream, err := s.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.PerJob, s.JobDone = true, nil
+	kept, err = s.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stream.PerJob != nil || len(kept.PerJob) != kept.Jobs {
+		t.Fatalf("%s: per-job records: %d streamed, %d kept", what, len(stream.PerJob), len(kept.PerJob))
+	}
+	stream.Seconds, kept.Seconds = 0, 0
+	stream.AllocTime, kept.AllocTime = nil, nil
+	a, _ := json.Marshal(stream)
+	b, _ := json.Marshal(kept)
+	if string(a) != string(b) {
+		t.Fatalf("%s: streamed summary differs:\n%s\n%s", what, a, b)
+	}
+	return stream, kept
 }
 
 // The replicas a replay generates one at a time are Scale.Apply's (then
