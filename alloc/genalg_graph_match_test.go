@@ -115,6 +115,33 @@ func irregularGraph(rng *rand.Rand, split bool) string {
 	return b.String()
 }
 
+// decideAsPlain makes free (ascending) a's free hosts, then one decision of k, and
+// fails unless it takes the node set of the definition (plainGraphGenAlg).
+func decideAsPlain(t *testing.T, a *graphGenAlg, g *topo.Graph, free []int, k int, what string) {
+	t.Helper()
+	busy := make([]int, 0, g.N())
+	for v := range g.N() {
+		if _, ok := slices.BinarySearch(free, v); !ok {
+			busy = append(busy, v)
+		}
+	}
+	a.st = NewState(g.N())
+	if err := a.st.Take(busy); err != nil {
+		t.Fatal(err)
+	}
+	want := plainGraphGenAlg(g, free, k)
+	got, err := a.Allocate(k)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	if !slices.Equal(got, want) {
+		if len(free) > 64 {
+			t.Fatalf("%s: %d free, k = %d: got %v, the definition %v", what, len(free), k, got, want)
+		}
+		t.Fatalf("%s: free %v, k = %d: got %v, the definition %v", what, free, k, got, want)
+	}
+}
+
 // graphsOf parses the machine specs (networks), keyed by spec.
 func graphsOf(t *testing.T, specs ...string) map[string]*topo.Graph {
 	t.Helper()
@@ -232,24 +259,7 @@ func TestGraphGenAlgMatchesPlain(t *testing.T) {
 			default:
 				k = 1 + rng.IntN(len(free))
 			}
-			busy := make([]int, 0, g.N())
-			for v := range g.N() {
-				if _, ok := slices.BinarySearch(free, v); !ok {
-					busy = append(busy, v)
-				}
-			}
-			a.st = NewState(g.N())
-			if err := a.st.Take(busy); err != nil {
-				t.Fatal(err)
-			}
-			want := plainGraphGenAlg(g, free, k)
-			got, err := a.Allocate(k)
-			if err != nil {
-				t.Fatalf("%s trial %d: %v", name, trial, err)
-			}
-			if !slices.Equal(got, want) {
-				t.Fatalf("%s trial %d: free %v, k = %d: got %v, the definition %v", name, trial, free, k, got, want)
-			}
+			decideAsPlain(t, a, g, free, k, fmt.Sprintf("%s trial %d", name, trial))
 			total++
 		}
 	}
@@ -349,26 +359,13 @@ func TestGraphGenAlgMatchesPlainWithoutTable(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	a := newGraphGenAlg(g)
 	for trial, k := range []int{1, 7, 300} {
-		var free, busy []int
+		var free []int
 		for v := range g.N() {
-			if rng.IntN(3) == 0 {
-				busy = append(busy, v)
-			} else {
+			if rng.IntN(3) != 0 {
 				free = append(free, v)
 			}
 		}
-		a.st = NewState(g.N())
-		if err := a.st.Take(busy); err != nil {
-			t.Fatal(err)
-		}
-		want := plainGraphGenAlg(g, free, k)
-		got, err := a.Allocate(k)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !slices.Equal(got, want) {
-			t.Fatalf("trial %d, k = %d: got %v, the definition %v", trial, k, got, want)
-		}
+		decideAsPlain(t, a, g, free, k, fmt.Sprintf("trial %d", trial))
 	}
 }
 
@@ -506,24 +503,7 @@ func TestGraphGenAlgByCountsMatchesPlain(t *testing.T) {
 			}
 			f := len(free)
 			k := []int{min(per, f-1), min(per+1, f-1), min(2*per+rng.IntN(per), f-1), max(1, f/4+rng.IntN(f/2+1)), f - 1}[rng.IntN(5)]
-			busy := make([]int, 0, n)
-			for v := range n {
-				if _, ok := slices.BinarySearch(free, v); !ok {
-					busy = append(busy, v)
-				}
-			}
-			a.st = NewState(n)
-			if err := a.st.Take(busy); err != nil {
-				t.Fatal(err)
-			}
-			want := plainGraphGenAlg(g, free, k)
-			got, err := a.Allocate(k)
-			if err != nil {
-				t.Fatalf("%s trial %d: %v", name, trial, err)
-			}
-			if !slices.Equal(got, want) {
-				t.Fatalf("%s trial %d: %d free, k = %d: got %v, the definition %v", name, trial, f, k, got, want)
-			}
+			decideAsPlain(t, a, g, free, k, fmt.Sprintf("%s trial %d", name, trial))
 		}
 	}
 }
