@@ -451,7 +451,7 @@ func readPlotInput(e *env, paths []string) (*sweep.MergeReport, error) {
 		}
 		defer f.Close()
 		name := inputName(p)
-		br := bufio.NewReaderSize(f, 64<<10)
+		br := bufio.NewReaderSize(textin.Decompress(f), 64<<10)
 		if isResults, err := looksLikeResults(br); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		} else if isResults {
@@ -516,8 +516,8 @@ func readPlotInput(e *env, paths []string) (*sweep.MergeReport, error) {
 // looksLikeResults peeks at the first bytes after white space: a results line
 // begins {"sweep", an empty file is results with no lines.
 func looksLikeResults(br *bufio.Reader) (bool, error) {
-	if start, _ := br.Peek(len(textin.BOM)); string(start) == textin.BOM {
-		br.Discard(len(start)) // Windows Notepad's "UTF-8 with BOM"
+	if start, _ := br.Peek(textin.StartLen); bytes.HasPrefix(start, []byte(textin.BOM)) {
+		br.Discard(len(textin.BOM)) // Windows Notepad's "UTF-8 with BOM"
 	} else if err := textin.CheckStart(string(start)); err != nil {
 		return false, err
 	}
