@@ -229,8 +229,11 @@ func MaxJGFBytes(n int) int64 { return 1<<20 + jgfBytesPerNode*int64(max(n, 0)) 
 
 func readRankingData(r io.Reader, n int, name string, limit int64) ([]byte, error) {
 	data, err := textin.ReadAll(r, limit, fmt.Sprintf("%s, a ranking of %d nodes,", name, n))
+	if errors.Is(err, textin.ErrTooLarge) {
+		return nil, err // it names the file
+	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return data, nil
 }

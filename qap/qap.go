@@ -141,6 +141,11 @@ func ReadQAPLIB(r io.Reader) (*QAP, error) {
 	if sc.Scan() {
 		return nil, fmt.Errorf("QAPLIB: unexpected %q after the two %dx%d matrices", textin.Clip(sc.Text()), n, n)
 	}
+	if err := sc.Err(); err != nil {
+		// The end of the input was not reached whole: a read error, a compressed
+		// file cut short after its last number.
+		return nil, fmt.Errorf("QAPLIB: after the two %dx%d matrices: %w", n, n, err)
+	}
 	return q, nil
 }
 
