@@ -80,7 +80,7 @@ procalloc plot bunde.jsonl --where pattern=n-body --json`,
 					return usagef("standard input (-) given %d times: it can be read once", n)
 				}
 				if _, ok := plotParam(sweep.Params{}, *x); !ok {
-					return usagef("--x %q: want contract or seed", *x)
+					return usagef("--x %q: want contract or seed%s", *x, textin.DidYouMean(*x, []string{"contract", "seed"}))
 				}
 				terms, err := parseWhereTerms(*where)
 				if err != nil {
@@ -256,7 +256,7 @@ func parseWhereTerms(where string) ([]whereTerm, error) {
 				}
 				test = func(p sweep.Params) bool { return p.Engine == eng }
 			default:
-				return nil, usagef("--where %q: want KEY=VALUE with KEY one of %s", kv, strings.Join(whereKeys, ", "))
+				return nil, usagef("--where %q: unknown key %q%s; want KEY=VALUE with KEY one of %s", kv, k, textin.DidYouMean(k, whereKeys), strings.Join(whereKeys, ", "))
 			}
 			terms = append(terms, whereTerm{kv, k, test})
 		}
@@ -554,5 +554,5 @@ func plotNoMetric(y string, l sweep.Line) error {
 	if len(have) == 0 {
 		return usagef("--y %q: item #%d has no such metric, and no numeric metric at all", y, l.Index)
 	}
-	return usagef("--y %q: item #%d has no such metric (it has %s)", y, l.Index, strings.Join(have, ", "))
+	return usagef("--y %q: item #%d has no such metric%s (it has %s)", y, l.Index, textin.DidYouMean(y, have), strings.Join(have, ", "))
 }

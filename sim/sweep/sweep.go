@@ -103,7 +103,7 @@ func Parse(data []byte, name string) (*Spec, error) {
 	for i := 0; i < len(doc.Content); i += 2 {
 		k := doc.Content[i]
 		if !slices.Contains(keys, k.Value) {
-			return nil, fmt.Errorf("sweep file: line %d: unknown key %q (valid: %s)", k.Line, textin.Clip(k.Value), strings.Join(keys, ", "))
+			return nil, fmt.Errorf("sweep file: line %d: unknown key %q%s (valid: %s)", k.Line, textin.Clip(k.Value), textin.DidYouMean(k.Value, keys), strings.Join(keys, ", "))
 		}
 		v := doc.Content[i+1]
 		for v.Kind == yaml.AliasNode && v.Alias != nil {
