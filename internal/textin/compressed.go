@@ -47,10 +47,9 @@ const holdMax = 1 << 20
 // decompressor is Decompress's reader.
 type decompressor struct {
 	src    io.Reader
-	in     *bufio.Reader // src, once the first Read looked at its start
-	plain  io.Reader     // what Read reads: in itself, or nil when compressed
-	zr     io.Reader     // the decompressing reader (compressed input)
-	format string        // "gzip" or "bzip2"
+	plain  io.Reader // what Read reads when the input is plain: its start, then src
+	zr     io.Reader // the decompressing reader (compressed input)
+	format string    // "gzip" or "bzip2"
 	// buf[off:ready] are decompressed bytes to hand on, buf[ready:] the start of a
 	// line whose end has not come yet (held back until it does).
 	buf        []byte
@@ -112,39 +111,53 @@ func bzip2Prefix(b, m []byte) bool {
 	return true
 }
 
-// start looks at the input's first bytes and sets up its reading: no more of them
-// than the format needs (hostlist and sim read standard input, which may be typed
-// by hand), all that one read of src brought.
+// start looks at the input's first bytes and sets up its reading. It reads what
+// one read of src brings (hostlist and sim read standard input, which may be typed
+// by hand: no more is waited for), more only while that could still be the start
+// of a compressed format's magic. A plain input is then read as it comes, its
+// reads left to the caller (the readers that look at a context at each read,
+// textin.ContextReader, keep their pace).
 func (d *decompressor) start() error {
 	d.started = true
-	d.in = bufio.NewReaderSize(d.src, 1<<16)
-	b, err := d.in.Peek(1)
+	head := make([]byte, 0, 4096)
+	var err error
 	for err == nil {
-		b, _ = d.in.Peek(d.in.Buffered())
-		if _, more := compressedFormat(b); !more {
+		var n int
+		n, err = d.src.Read(head[len(head):cap(head)])
+		head = head[:len(head)+n]
+		if _, more := compressedFormat(head); !more && len(head) > 0 {
 			break
 		}
-		b, err = d.in.Peek(len(b) + 1)
 	}
-	if err != nil && err != io.EOF {
-		return err // src's own read error
+	var rest io.Reader = d.src
+	switch {
+	case err == io.EOF:
+		rest = bytes.NewReader(nil)
+	case err != nil:
+		rest = errorReader{err} // after the bytes that came before it
 	}
-	switch f, _ := compressedFormat(b); f {
+	in := io.MultiReader(bytes.NewReader(head), rest)
+	switch f, _ := compressedFormat(head); f {
 	case "gzip":
 		d.format = f
-		zr, err := gzip.NewReader(d.in)
+		zr, err := gzip.NewReader(bufio.NewReaderSize(in, 64<<10))
 		if err != nil {
 			return d.fail(err)
 		}
 		d.zr = zr
 	case "bzip2":
 		d.format = f
-		d.zr = bzip2.NewReader(d.in)
+		d.zr = bzip2.NewReader(bufio.NewReaderSize(in, 64<<10))
 	default:
-		d.plain = d.in
+		d.plain = in
 	}
 	return nil
 }
+
+// errorReader returns its error at every read.
+type errorReader struct{ err error }
+
+func (e errorReader) Read([]byte) (int, error) { return 0, e.err }
 
 func (d *decompressor) Read(p []byte) (int, error) {
 	if !d.started {
