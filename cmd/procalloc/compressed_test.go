@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -205,5 +206,38 @@ func TestSlurmFilesNotReadCompressed(t *testing.T) {
 	xz := write("f.ibnet.xz", []byte("\xfd7zXZ\x00\x00\x04\xe6\xd6\xb4\x46"))
 	if code, _, stderr := runCLI(t, "", "curve", "--graph", xz, "--curve", "rcm"); code != 1 || !strings.Contains(stderr, "xz-compressed (it starts with FD 37 7A 58 5A 00), which procalloc does not read: unxz it") {
 		t.Errorf("xz dump: exit %d, %s", code, stderr)
+	}
+}
+
+// TestHelpSaysCompressedInput: the help of every command that reads an input file
+// of procalloc's own says that it may be compressed, naming each such flag the
+// command has (compressedInputs); a command that reads none says nothing of it.
+func TestHelpSaysCompressedInput(t *testing.T) {
+	inputFlags := []string{"graph", "node-name-map", "trace", "hosts", "points", "free", "qap", "ranking", "spec"}
+	positional := map[string]bool{"merge": true, "plot": true, "sweep": true, "hostlist": true}
+	for name, c := range commands {
+		var b strings.Builder
+		printCommandHelp(&b, c)
+		help := b.String()
+		fs := flag.NewFlagSet(name, flag.ContinueOnError)
+		c.flags(fs)
+		reads := positional[name]
+		for _, f := range inputFlags {
+			if fs.Lookup(f) == nil {
+				continue
+			}
+			reads = true
+			if !strings.Contains(compressedInputs[name], "--"+f) {
+				t.Errorf("help %s: --%s is not named among its compressed inputs (%q)", name, f, compressedInputs[name])
+			}
+		}
+		if says := strings.Contains(help, "Compressed input: "); says != reads {
+			t.Errorf("help %s: reads input files %v, says so %v", name, reads, says)
+		}
+	}
+	for name := range compressedInputs {
+		if commands[name] == nil {
+			t.Errorf("compressedInputs names no command %q", name)
+		}
 	}
 }
