@@ -166,7 +166,8 @@ func TestCompressedInputs(t *testing.T) {
 
 // TestSlurmFilesNotReadCompressed: slurm.conf and the topology.conf of
 // slurm:tree:FILE are files Slurm reads, which it does not read compressed: a
-// compressed one is refused saying so (exit 1), never read as Slurm would not.
+// compressed one is refused saying so (exit 1), never read as Slurm would not;
+// so is the Flux resource graph curve --flux-graph sets the ids of.
 func TestSlurmFilesNotReadCompressed(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name string, data []byte) string {
@@ -201,6 +202,12 @@ func TestSlurmFilesNotReadCompressed(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "plan")); err == nil {
 		t.Error("plan wrote its directory for a compressed slurm.conf")
+	}
+	// Flux's resource graph, which curve --flux-graph writes back with its ids set.
+	_, jgf, _ := runCLI(t, "", "curve", "--machine", "mesh:4x4", "--hostlist", "n[01-16]", "--curve", "snake", "--format", "jgf")
+	jgfGz := write("g.json.gz", gzipOf(t, []byte(jgf)))
+	if code, _, stderr := runCLI(t, "", "curve", "--machine", "mesh:4x4", "--hostlist", "n[01-16]", "--curve", "hilbert", "--format", "jgf", "--flux-graph", jgfGz, "-o", filepath.Join(dir, "g.json")); code != 1 || !strings.Contains(stderr, "gzip-compressed (it starts with 1F 8B): gunzip it first (Flux reads its resource graph uncompressed") {
+		t.Errorf("--flux-graph gzip: exit %d, %s", code, stderr)
 	}
 	// xz is read nowhere: said so, not read as text.
 	xz := write("f.ibnet.xz", []byte("\xfd7zXZ\x00\x00\x04\xe6\xd6\xb4\x46"))
