@@ -192,6 +192,7 @@ func TestSlurmFilesNotReadCompressed(t *testing.T) {
 	for _, args := range [][]string{
 		{"curve", "--machine", "mesh:4x4", "--hostlist", "node[01-16]", "--curve", "snake", "--format", "slurm-weight", "--slurm-conf", confGz},
 		{"plan", "--graph", ibSample, "--node-name-map", ibNameMap, "--slurm-conf", confGz, "-o", filepath.Join(dir, "plan")},
+		{"plan", "--graph", ibSample, "--node-name-map", ibNameMap, "--slurm-conf", "../../plan/testdata/slurm.conf", "--topology-conf", tcGz, "-o", filepath.Join(dir, "plan")},
 		{"sim", "--trace", trace, "--machine", "mesh:4x4", "--hostlist", "node[01-16]", "--slurm-conf", confGz, "--alloc", "ff:snake"},
 		{"sim", "--trace", trace, "--machine", "mesh:4x4", "--hostlist", "node[01-16]", "--alloc", "slurm:tree:" + tcGz},
 	} {
