@@ -18,8 +18,10 @@ import (
 // members one after the other as well) or of bzip2 ("BZh" and a block's or the
 // end's magic number), r's bytes as they are otherwise. The format is told from
 // the content, never from a file's name, so standard input ("-") is read alike.
-// Nothing is read before the first Read, and no more of r than that Read needs:
-// the input is decompressed as it is read, never whole.
+// Nothing is read before the first Read, which looks at what one read of r brings
+// (more only while that could still begin a magic number: a line typed on standard
+// input is handed on at once); the input is decompressed as it is read, never
+// whole, and a plain one is read at its caller's pace.
 //
 // A compressed input that is cut short or damaged ends with a *CompressedError
 // after its last whole line: the line the cut tore is not handed on, so that a
@@ -33,7 +35,8 @@ import (
 // histories, networks (--graph) and node-name-maps, points, rankings, host names,
 // QAPLIB instances, sweep files and results. Files that Slurm reads (slurm.conf, a
 // topology.conf or topology.yaml standing for one) are not: Slurm reads them
-// uncompressed only, and CheckStart says so.
+// uncompressed only, and package slurm refuses them compressed (CheckStart and
+// Compression name the format).
 func Decompress(r io.Reader) io.Reader {
 	if d, ok := r.(*decompressor); ok {
 		return d
