@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/procalloc/procalloc/internal/textin"
 )
 
 // Flux's resource graph in the JSON Graph Format (JGF), as fluxion's reader
@@ -476,6 +478,10 @@ func MergeJGFIDs(graph []byte, o Order, hosts []string) ([]byte, error) {
 	}
 	if err := o.Validate(len(o)); err != nil {
 		return nil, err
+	}
+	if err := textin.CheckStart(string(graph[:min(len(graph), textin.StartLen)])); err != nil {
+		// Flux's own file, written back with its ids: read as Flux reads it.
+		return nil, fmt.Errorf("%w (Flux reads its resource graph uncompressed, and the graph with its ids set is written plain)", err)
 	}
 	nodes, err := readJGF(graph)
 	if err != nil {

@@ -229,8 +229,11 @@ func MaxJGFBytes(n int) int64 { return 1<<20 + jgfBytesPerNode*int64(max(n, 0)) 
 
 func readRankingData(r io.Reader, n int, name string, limit int64) ([]byte, error) {
 	data, err := textin.ReadAll(r, limit, fmt.Sprintf("%s, a ranking of %d nodes,", name, n))
+	if errors.Is(err, textin.ErrTooLarge) {
+		return nil, err // it names the file
+	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return data, nil
 }
@@ -268,8 +271,14 @@ func ReadRankingFrom(r io.Reader, name string, f Format, m topo.Machine, hosts [
 const FormatJSONOrJGF Format = "json-or-jgf"
 
 // ReadFormatFromPath is FormatFromPath for a file to read: a .json name gives
-// FormatJSONOrJGF.
+// FormatJSONOrJGF, and a .gz or .bz2 ending is passed over (the content tells
+// that the file is compressed).
 func ReadFormatFromPath(path string) (Format, bool) {
+	// A compressed file (read as such by its content, textin.Decompress) keeps the
+	// name of its format before the compressor's: order.ranks.gz is ranks.
+	for _, ext := range []string{".gz", ".bz2"} {
+		path = strings.TrimSuffix(path, ext)
+	}
 	f, ok := FormatFromPath(path)
 	if f == FormatJSON {
 		f = FormatJSONOrJGF
@@ -279,7 +288,7 @@ func ReadFormatFromPath(path string) (Format, bool) {
 
 func readRankingFrom(ctx context.Context, r io.Reader, name string, f Format, n int, spec string, hosts []string) (Order, error) {
 	limit := maxRankingBytes(n)
-	br := bufio.NewReader(r)
+	br := bufio.NewReader(textin.Decompress(r))
 	if f == "" || f == FormatJGF || f == FormatJSONOrJGF {
 		// A JSON document may be a Flux resource graph, which takes more room.
 		head, _ := br.Peek(4096)
@@ -333,7 +342,7 @@ func readRanking(r io.Reader, f Format, n int, spec string, hosts []string) (Ord
 	if f == FormatJGF || f == FormatJSONOrJGF {
 		limit = MaxJGFBytes(n)
 	}
-	r = textin.Capped(r, limit, fmt.Sprintf("a ranking of %d nodes", n))
+	r = textin.Capped(textin.Decompress(r), limit, fmt.Sprintf("a ranking of %d nodes", n))
 	if f == FormatJSONOrJGF {
 		data, err := io.ReadAll(r)
 		if err != nil {
@@ -557,7 +566,7 @@ func ExpandHostNames(ctx context.Context, expr string) ([]string, error) {
 func ReadHostNames(ctx context.Context, r io.Reader) ([]string, error) {
 	var names []string
 	seen := map[string]int{}
-	lines := textin.NewLinesMax(textin.Capped(textin.ContextReader(ctx, r), maxHostNamesBytes, "the host names"), maxHostNamesLine)
+	lines := textin.NewLinesMax(textin.Capped(textin.Decompress(textin.ContextReader(ctx, r)), maxHostNamesBytes, "the host names"), maxHostNamesLine)
 	for lines.Next() {
 		line, fs := lines.Line(), lines.Fields()
 		if len(fs) != 1 {

@@ -16,8 +16,9 @@ import (
 // and blank lines are skipped. Duplicate points are allowed. Point i of the result is
 // the i-th data line. Errors name the line: a token that is not a number, NaN or an
 // infinite coordinate, a dimension different from the first data line's, or no points.
+// A gzip or bzip2 file is decompressed as it is read (textin.Decompress).
 func ReadPoints(r io.Reader) ([]PointF, error) {
-	lines := textin.NewLines(r)
+	lines := textin.NewLines(textin.Decompress(r))
 	var pts []PointF
 	dim := 0
 	for lines.Next() {

@@ -2,6 +2,7 @@ package qap
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -86,14 +87,14 @@ const maxQAPLIBWord = 1 << 16
 // matrix B, all whitespace-separated numbers (line breaks are not significant). The
 // objective is sum A[i][j] B[p(i)][p(j)] as in QAPLIB. Errors name the offending number.
 func ReadQAPLIB(r io.Reader) (*QAP, error) {
-	br := bufio.NewReader(r)
-	// As every text input (textin.CheckStart): UTF-16 and gzip are refused saying
+	br := bufio.NewReader(textin.Decompress(r))
+	// As every text input (textin.CheckStart): UTF-16 and xz are refused saying
 	// so, and a UTF-8 byte-order mark is skipped (it was "\ufeff" is not a number).
-	if start, _ := br.Peek(3); len(start) > 0 {
+	if start, _ := br.Peek(textin.StartLen); len(start) > 0 {
 		if err := textin.CheckStart(string(start)); err != nil {
 			return nil, fmt.Errorf("QAPLIB: %w", err)
 		}
-		if string(start) == textin.BOM {
+		if bytes.HasPrefix(start, []byte(textin.BOM)) {
 			br.Discard(len(textin.BOM))
 		}
 	}
@@ -139,6 +140,11 @@ func ReadQAPLIB(r io.Reader) (*QAP, error) {
 	}
 	if sc.Scan() {
 		return nil, fmt.Errorf("QAPLIB: unexpected %q after the two %dx%d matrices", textin.Clip(sc.Text()), n, n)
+	}
+	if err := sc.Err(); err != nil {
+		// The end of the input was not reached whole: a read error, a compressed
+		// file cut short after its last number.
+		return nil, fmt.Errorf("QAPLIB: after the two %dx%d matrices: %w", n, n, err)
 	}
 	return q, nil
 }

@@ -3,6 +3,8 @@ package sim
 import (
 	"fmt"
 	"strings"
+
+	"github.com/procalloc/procalloc/internal/textin"
 )
 
 // MetricSet is the groups of summary metrics a replay computes (Spec.Metrics,
@@ -63,7 +65,7 @@ func ParseMetrics(s string) (MetricSet, error) {
 			for _, g := range metricGroupNames {
 				names = append(names, g.name)
 			}
-			return 0, fmt.Errorf("unknown metric group %q (want a list of %s, or all)", f, strings.Join(names, ", "))
+			return 0, fmt.Errorf("unknown metric group %q%s (want a list of %s, or all)", f, textin.DidYouMean(f, append(names, "all")), strings.Join(names, ", "))
 		}
 	}
 	if err := m.check(); err != nil {

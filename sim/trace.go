@@ -2,7 +2,6 @@ package sim
 
 import (
 	"bufio"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -94,7 +93,7 @@ const DefaultMaxJobs = slurm.DefaultMaxJobs
 // readers: its line, its text clipped to 120 bytes, what is wrong).
 type ParseError = textin.LineError
 
-// ReadTraceFile reads a trace file (gzip-compressed or not; see ReadTrace).
+// ReadTraceFile reads a trace file (compressed or not; see ReadTrace).
 func ReadTraceFile(path string, opt ReadOptions) (*Trace, error) {
 	f, err := textin.Open(path)
 	if err != nil {
@@ -110,7 +109,9 @@ func ReadTraceFile(path string, opt ReadOptions) (*Trace, error) {
 
 // ReadTrace reads a workload trace: SWF 2.2 (Feitelson's Standard Workload Format)
 // or the 4-column converted format `arrival procs runtime estimate` that PReMAS
-// reads (docs/sim.md). Gzip input is decompressed transparently.
+// reads (docs/sim.md). Gzip and bzip2 input is decompressed as it is read
+// (textin.Decompress): a truncated or damaged file is said to be so, after its
+// last whole line.
 //
 // SWF records are converted with the rules that produced the published converted
 // files: records with allocated processors (field 5) <= 0 are dropped; run time is
@@ -120,27 +121,17 @@ func ReadTraceFile(path string, opt ReadOptions) (*Trace, error) {
 // negative, is dropped too. Dropped records
 // are counted in Trace.Filtered. Converted files are taken as they are.
 func ReadTrace(r io.Reader, opt ReadOptions) (*Trace, error) {
-	br := bufio.NewReaderSize(r, 1<<16)
-	var gz *gzipErr
-	if magic, err := br.Peek(2); err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, gzipError(err, 0)
-		}
-		defer zr.Close()
-		gz = &gzipErr{r: zr}
-		br = bufio.NewReaderSize(gz, 1<<16)
-	}
-	if start, _ := br.Peek(2); textin.CheckStart(string(start)) != nil {
+	br := bufio.NewReaderSize(textin.Decompress(r), 1<<16)
+	if start, _ := br.Peek(textin.StartLen); textin.CheckStart(string(start)) != nil {
 		return nil, fmt.Errorf("line 1: %w", textin.CheckStart(string(start)))
 	}
 	switch opt.Format {
 	case "", "swf", "converted":
 		if opt.Format == "" && looksLikeSacct(br) {
-			return readSacctGzip(br, opt, gz)
+			return readSacct(br, opt)
 		}
 	case "sacct":
-		return readSacctGzip(br, opt, gz)
+		return readSacct(br, opt)
 	default:
 		return nil, fmt.Errorf("unknown trace format %q (want %s)", opt.Format, Choices(formats))
 	}
@@ -219,10 +210,6 @@ func ReadTrace(r io.Reader, opt ReadOptions) (*Trace, error) {
 			keep = true
 		}
 		if err != nil {
-			if gz != nil && gz.err != nil {
-				// A torn last line of a damaged file: say what is wrong with the file.
-				return nil, gzipError(gz.err, line-1)
-			}
 			if opt.SkipBad {
 				t.Bad++
 				continue
@@ -243,9 +230,6 @@ func ReadTrace(r io.Reader, opt ReadOptions) (*Trace, error) {
 		t.Jobs = append(t.Jobs, j)
 	}
 	if err := sc.Err(); err != nil {
-		if gz != nil && gz.err != nil {
-			return nil, gzipError(gz.err, line)
-		}
 		return nil, textin.ScanErr(err, line+1, maxTraceLine)
 	}
 	if t.Format == "" && semicolon {
@@ -453,59 +437,4 @@ func DropLarger(jobs []Job, n int) ([]Job, int) {
 		}
 	}
 	return out, len(jobs) - len(out)
-}
-
-// readSacctGzip is readSacct on br, read through gz when it is not nil: a line
-// torn by a truncated or damaged gzip file is reported as what it is, not as a
-// malformed record ("10 fields, the header has 11").
-func readSacctGzip(br *bufio.Reader, opt ReadOptions, gz *gzipErr) (*Trace, error) {
-	t, err := readSacct(br, opt)
-	if gz != nil && gz.err != nil {
-		var le *ParseError
-		lines := -1 // not known
-		if errors.As(err, &le) {
-			lines = le.Line - 1
-		}
-		return nil, gzipError(gz.err, lines)
-	}
-	return t, err
-}
-
-// gzipErr remembers the error of a gzip stream, so that a line torn by a truncated
-// or damaged file is reported as what it is, not as a malformed record.
-type gzipErr struct {
-	r   io.Reader
-	err error
-}
-
-func (g *gzipErr) Read(p []byte) (int, error) {
-	n, err := g.r.Read(p)
-	if err != nil && !errors.Is(err, io.EOF) {
-		g.err = err
-	}
-	return n, err
-}
-
-// gzipError says what is wrong with a gzip file, after line lines were read whole
-// (-1: not known).
-func gzipError(err error, lines int) error {
-	after := ""
-	if lines >= 0 {
-		after = fmt.Sprintf(" after line %d", lines)
-	}
-	switch {
-	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
-		if lines < 0 {
-			return fmt.Errorf("the gzip file is truncated: %w", err)
-		}
-		if lines == 0 {
-			return fmt.Errorf("the gzip file is truncated (it ends inside its header): %w", err)
-		}
-		return fmt.Errorf("the gzip file is truncated: it ends after line %d: %w", lines, err)
-	case errors.Is(err, gzip.ErrHeader):
-		return fmt.Errorf("not a valid gzip file (bad header): %w", err)
-	case errors.Is(err, gzip.ErrChecksum):
-		return fmt.Errorf("the gzip file is damaged (checksum mismatch%s): %w", after, err)
-	}
-	return fmt.Errorf("gzip%s: %w", strings.Replace(after, " after", ", after", 1), err)
 }

@@ -248,6 +248,22 @@ func readConfLines(data []byte, check func([]ConfPair) error, inc *includer) (*C
 	return c, nil
 }
 
+// checkSlurmFileStart is textin.CheckStart for a file Slurm reads (slurm.conf,
+// its included files, topology.conf, topology.yaml): a compressed one is refused,
+// gzip and bzip2 too, which procalloc's own inputs may be (textin.Decompress).
+// Slurm parses these files as plain text (s_p_parse_file, the YAML parser) and
+// fails on compressed ones; procalloc reads them as Slurm would, compares them
+// with what it writes and writes them back edited (curve --slurm-conf, plan):
+// reading one decompressed would check a file Slurm cannot read, and write back
+// plain what was compressed.
+func checkSlurmFileStart(data []byte) error {
+	start := string(data[:min(len(data), textin.StartLen)])
+	if format, undo, _ := textin.Compression(start); format != "" {
+		return fmt.Errorf("the file is %s-%w, which Slurm does not read (it parses its files as plain text): %s it, and give Slurm and procalloc the plain file", format, textin.ErrCompressed, undo)
+	}
+	return textin.CheckStart(start)
+}
+
 // readFile appends the lines of one file (c.files[fi] once added) to c.Lines,
 // following its Include lines with inc (nil: count them in c.Includes).
 func (c *Conf) readFile(data []byte, check func([]ConfPair) error, inc *includer, depth int) error {
@@ -256,8 +272,8 @@ func (c *Conf) readFile(data []byte, check func([]ConfPair) error, inc *includer
 	if fi > 0 {
 		path, name = c.Included[fi-1], c.includedNames[fi-1]
 	}
-	if err := textin.CheckStart(string(data[:min(len(data), 2)])); err != nil {
-		return &ConfError{File: path, Line: 1, Msg: err.Error()}
+	if err := checkSlurmFileStart(data); err != nil {
+		return &ConfError{File: path, Line: 1, Msg: err.Error(), Err: err}
 	}
 	raw := strings.SplitAfter(string(data), "\n")
 	if n := len(raw); n > 0 && raw[n-1] == "" {

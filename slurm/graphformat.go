@@ -192,6 +192,9 @@ func readTopology(ctx context.Context, r io.Reader, name string, inc *includer) 
 	if err != nil {
 		return nil, err
 	}
+	if err := checkSlurmFileStart(data); err != nil {
+		return nil, fmt.Errorf("line 1: %w", err)
+	}
 	f, err := DetectGraphFormat(data)
 	if err != nil && !bytes.Contains(data, []byte("=")) {
 		return nil, err

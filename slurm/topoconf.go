@@ -439,6 +439,9 @@ func parseTopologyYAML(ctx context.Context, r io.Reader, name string) (*Topology
 	if err != nil {
 		return nil, err
 	}
+	if err := checkSlurmFileStart(data); err != nil {
+		return nil, fmt.Errorf("line 1: %w", err)
+	}
 	look := looker{ctx: ctx, work: ctxEvery}
 	dec := yaml.NewDecoder(textin.ContextReader(ctx, bytes.NewReader(data)))
 	var doc yaml.Node

@@ -74,8 +74,11 @@ type groupDecl struct {
 // NAME, "%switch NAME" makes NAME a switch vertex, which routes but gets no rank (names
 // are then names, not indices; hosts are grouped under their switch unless %group
 // lines say otherwise). Self loops, repeated links and repeated directives are errors
-// naming the line.
-func ReadGraph(r io.Reader) (*Graph, error) { return readGraph(context.Background(), r) }
+// naming the line. A gzip or bzip2 file is decompressed as it is read
+// (textin.Decompress).
+func ReadGraph(r io.Reader) (*Graph, error) {
+	return readGraph(context.Background(), textin.Decompress(r))
+}
 
 // readGraph is ReadGraph looking at ctx while it builds the network (the lines
 // stop on their own when r is a textin.ContextReader); ctx's cause when it ends.

@@ -62,13 +62,14 @@ type GraphReadOptions struct {
 // empty Format it is detected from the content (DetectGraphFormat, or opt.Detect,
 // on the file's first megabyte) and an undecidable file is an error. The fabric
 // dumps are read as they come (at most MaxDumpBytes), the other formats whole (at
-// most MaxGraphBytes).
+// most MaxGraphBytes), the caps counting the text's bytes. A gzip or bzip2 file
+// is decompressed as it is read (textin.Decompress: `ibnetdiscover | gzip`).
 func ReadGraphFormat(r io.Reader, opt GraphReadOptions) (*Graph, error) {
 	ctx := opt.Context
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	br := bufio.NewReaderSize(r, detectBytes)
+	br := bufio.NewReaderSize(textin.Decompress(r), detectBytes)
 	head, err := br.Peek(detectBytes)
 	if err != nil && err != io.EOF {
 		return nil, err
@@ -188,7 +189,7 @@ func FirstMeaningfulLine(data []byte) string {
 // or a % directive). Anything else is an *UndetectedFormatError asking for
 // --graph-format.
 func DetectGraphFormat(data []byte) (string, error) {
-	if err := textin.CheckStart(string(data[:min(len(data), 2)])); err != nil {
+	if err := textin.CheckStart(string(data[:min(len(data), textin.StartLen)])); err != nil {
 		return "", err
 	}
 	t := FirstMeaningfulLine(data)

@@ -18,8 +18,8 @@ import (
 type NodeNameMap map[uint64]string
 
 // ReadNodeNameMap reads a node-name-map: "0x<guid> \"name\"" per line (the name may be
-// unquoted), '#' comments. A GUID given twice or a line without a name is an error
-// naming the line.
+// unquoted), '#' comments; gzip or bzip2-compressed or not (textin.Decompress). A
+// GUID given twice or a line without a name is an error naming the line.
 //
 // A file it accepts is read as infiniband-diags reads it (ibnetdiscover
 // --node-name-map, OpenSM; FuzzReadNodeNameMap compares the two), but for the
@@ -31,13 +31,18 @@ type NodeNameMap map[uint64]string
 func ReadNodeNameMap(r io.Reader) (NodeNameMap, error) {
 	m := NodeNameMap{}
 	first := map[uint64]int{}
-	sc := bufio.NewScanner(r)
+	sc := bufio.NewScanner(textin.Decompress(r))
 	sc.Buffer(make([]byte, 4096), bufio.MaxScanTokenSize)
 	line := 0
 	for sc.Scan() {
 		line++
 		if line == 1 && strings.HasPrefix(sc.Text(), textin.BOM) {
 			return nil, fmt.Errorf("line 1: the file starts with a UTF-8 byte-order mark, which infiniband-diags reads as part of the first GUID and refuses; save it without the mark")
+		}
+		if line == 1 {
+			if err := textin.CheckStart(sc.Text()[:min(len(sc.Text()), textin.StartLen)]); err != nil {
+				return nil, fmt.Errorf("line 1: %w", err)
+			}
 		}
 		t := strings.Trim(sc.Text(), nameMapSpace)
 		if t == "" || t[0] == '#' {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/procalloc/procalloc/alloc"
+	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/plot"
 	"github.com/procalloc/procalloc/sim"
 )
@@ -120,7 +121,7 @@ procalloc compare --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --machine
 					for i, m := range sim.Metrics() {
 						keys[i] = m.Key
 					}
-					return usagef("--metric %q: not a metric key; valid: %s", *metric, strings.Join(keys, ", "))
+					return usagef("--metric %q: not a metric key%s; valid: %s", *metric, textin.DidYouMean(*metric, keys), strings.Join(keys, ", "))
 				}
 				if *par < 1 {
 					return usagef("--parallel %d: must be at least 1", *par)

@@ -124,17 +124,18 @@ func hostArgs(ctx context.Context, e *env, args []string, split func(line string
 		return nil, false, usagef("- (standard input) goes alone, not with other names or expressions %q", args)
 	}
 	const maxLine = 16 << 20
-	sc := bufio.NewScanner(textin.ContextReader(ctx, e.stdin))
+	sc := bufio.NewScanner(textin.Decompress(textin.ContextReader(ctx, e.stdin)))
 	sc.Buffer(make([]byte, 64<<10), maxLine)
 	line := 0
 	for sc.Scan() {
 		line++
 		text := sc.Text()
 		if line == 1 {
-			// As every other reader of text (textin.Lines): UTF-16 and gzip are
-			// refused, a UTF-8 byte-order mark skipped (it was part of the first
-			// host name, compressed to "\ufeffn1,n[2-4]").
-			if err := textin.CheckStart(text); err != nil {
+			// As every other reader of text (textin.Lines): gzip and bzip2 are
+			// read (textin.Decompress), UTF-16 and xz refused, a UTF-8 byte-order
+			// mark skipped (it was part of the first host name, compressed to
+			// "\ufeffn1,n[2-4]").
+			if err := textin.CheckStart(text[:min(len(text), textin.StartLen)]); err != nil {
 				return nil, true, fmt.Errorf("%s: line 1: %w", inputName("-"), err)
 			}
 			text = strings.TrimPrefix(text, textin.BOM)

@@ -80,7 +80,7 @@ procalloc plot bunde.jsonl --where pattern=n-body --json`,
 					return usagef("standard input (-) given %d times: it can be read once", n)
 				}
 				if _, ok := plotParam(sweep.Params{}, *x); !ok {
-					return usagef("--x %q: want contract or seed", *x)
+					return usagef("--x %q: want contract or seed%s", *x, textin.DidYouMean(*x, []string{"contract", "seed"}))
 				}
 				terms, err := parseWhereTerms(*where)
 				if err != nil {
@@ -256,7 +256,7 @@ func parseWhereTerms(where string) ([]whereTerm, error) {
 				}
 				test = func(p sweep.Params) bool { return p.Engine == eng }
 			default:
-				return nil, usagef("--where %q: want KEY=VALUE with KEY one of %s", kv, strings.Join(whereKeys, ", "))
+				return nil, usagef("--where %q: unknown key %q%s; want KEY=VALUE with KEY one of %s", kv, k, textin.DidYouMean(k, whereKeys), strings.Join(whereKeys, ", "))
 			}
 			terms = append(terms, whereTerm{kv, k, test})
 		}
@@ -451,7 +451,7 @@ func readPlotInput(e *env, paths []string) (*sweep.MergeReport, error) {
 		}
 		defer f.Close()
 		name := inputName(p)
-		br := bufio.NewReaderSize(f, 64<<10)
+		br := bufio.NewReaderSize(textin.Decompress(f), 64<<10)
 		if isResults, err := looksLikeResults(br); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		} else if isResults {
@@ -516,8 +516,8 @@ func readPlotInput(e *env, paths []string) (*sweep.MergeReport, error) {
 // looksLikeResults peeks at the first bytes after white space: a results line
 // begins {"sweep", an empty file is results with no lines.
 func looksLikeResults(br *bufio.Reader) (bool, error) {
-	if start, _ := br.Peek(len(textin.BOM)); string(start) == textin.BOM {
-		br.Discard(len(start)) // Windows Notepad's "UTF-8 with BOM"
+	if start, _ := br.Peek(textin.StartLen); bytes.HasPrefix(start, []byte(textin.BOM)) {
+		br.Discard(len(textin.BOM)) // Windows Notepad's "UTF-8 with BOM"
 	} else if err := textin.CheckStart(string(start)); err != nil {
 		return false, err
 	}
@@ -554,5 +554,5 @@ func plotNoMetric(y string, l sweep.Line) error {
 	if len(have) == 0 {
 		return usagef("--y %q: item #%d has no such metric, and no numeric metric at all", y, l.Index)
 	}
-	return usagef("--y %q: item #%d has no such metric (it has %s)", y, l.Index, strings.Join(have, ", "))
+	return usagef("--y %q: item #%d has no such metric%s (it has %s)", y, l.Index, textin.DidYouMean(y, have), strings.Join(have, ", "))
 }

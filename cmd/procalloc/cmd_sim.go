@@ -320,7 +320,7 @@ func init() {
 		summary: "replay a workload trace through a scheduler and an allocator; report allocation quality",
 		usage:   "sim --trace FILE (--machine SPEC | --graph FILE) [--hosts FILE | --hostlist EXPR] [--slurm-conf FILE] --alloc SPEC [--sched fcfs|easy|cplant|as-run] [--compat premas|sst] [flags]",
 		details: `Replays a trace (SWF 2.2, the 4-column converted format "arrival procs runtime
-estimate", or sacct -P output; gzip read transparently; the first record tells SWF
+estimate", or sacct -P output; gzip or bzip2 decompressed as read; the first record tells SWF
 from converted; comment lines start with ';' in both, and a '#' line is refused) on a
 mesh or torus, a synthetic fat tree or dragonfly (--machine), or a real network
 (--graph): jobs arrive,

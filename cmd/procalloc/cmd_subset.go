@@ -237,7 +237,7 @@ func readNodeList(r io.Reader, n int) ([]int, error) {
 	// spec may have two billion nodes (2 GB of flags for a list of three).
 	seen := map[int]int{}
 	var nodes []int
-	lines := textin.NewLines(r)
+	lines := textin.NewLines(textin.Decompress(r))
 	for lines.Next() {
 		ln := lines.Line()
 		for _, f := range lines.Fields() {

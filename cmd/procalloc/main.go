@@ -411,6 +411,7 @@ func printCommandHelp(w io.Writer, c *command) {
 	}
 	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
 	c.flags(fs)
+	printCompressedHelp(w, c.name, fs)
 	fmt.Fprintln(w, "\nflags:")
 	fs.VisitAll(func(f *flag.Flag) {
 		name, usage := flag.UnquoteUsage(f)

@@ -104,41 +104,6 @@ func TestHostlistStdinEncoding(t *testing.T) {
 	}
 }
 
-// TestGzipWhereTextIsRead: a gzip file given where plain text is read (a trace
-// where points, a graph, a QAPLIB instance, host names, a ranking, a sweep file or
-// results are wanted) printed its compressed bytes as the first "number", "GUID"
-// or "format" ("\x1f\x8b\b\x00..." is not a number), or yaml's "control characters
-// are not allowed"; each says it is gzip-compressed now.
-func TestGzipWhereTextIsRead(t *testing.T) {
-	llnl := "../../sim/testdata/LLNL-T3D-1996-2.converted.txt.gz"
-	data, err := os.ReadFile(llnl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	const want = "the input is gzip-compressed (it starts with 1F 8B): gunzip it first"
-	for _, args := range [][]string{
-		{"subset", "--algo", "exact", "--k", "3", "--points", llnl},
-		{"voronoi", "--points", llnl, "--k", "3"},
-		{"order", "--graph", llnl, "--weights", "list:1"},
-		{"order", "--qap", llnl},
-		{"curve", "--machine", "mesh:16x16", "--curve", llnl},
-		{"evaluate", "--machine", "mesh:16x16", "--ranking", llnl},
-		{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--alloc", "mm", "--hosts", llnl},
-		{"hostlist", "compress", "-"},
-		{"sweep", llnl, "--list"},
-		{"plot", llnl},
-	} {
-		stdin := ""
-		if args[len(args)-1] == "-" {
-			stdin = string(data)
-		}
-		code, stdout, stderr := runCLI(t, stdin, args...)
-		if code != 1 || stdout != "" || !strings.Contains(stderr, want) {
-			t.Errorf("%q: exit %d, stdout %.40q, stderr %.300q; want 1 and %q", args, code, stdout, stderr, want)
-		}
-	}
-}
-
 // TestResultsByteOrderMark: sweep results saved with a UTF-8 byte-order mark
 // merge and plot as without it (merge took line 1 for damaged and its item for
 // missing, exit 1; plot said "invalid character 'ï'").

@@ -155,25 +155,23 @@ func (l *Lines) Err() error {
 // ErrUTF16 is wrapped by the error of a text input in UTF-16.
 var ErrUTF16 = errors.New("UTF-16 text")
 
-// ErrGzip is wrapped by the error of a text input that is gzip-compressed where
-// only plain text is read (everything but traces).
-var ErrGzip = errors.New("gzip-compressed")
+// StartLen is how much of an input's start CheckStart looks at.
+const StartLen = 10
 
-// CheckStart is an error when start, the start of a text input (its first two
-// bytes at least), is not UTF-8 text as far as they tell, nil otherwise: wrapping
-// ErrUTF16 when it begins with a UTF-16 byte-order mark (FF FE or FE FF: Windows
-// programs' "Unicode" export), ErrGzip with gzip's magic number (1F 8B). procalloc
-// reads UTF-8; read as bytes, such a file's first name or number was
-// "\xff\xfe0\x00", or 100 bytes of compressed data, a message no user recognises.
-// Readers of traces, which read gzip, check what it holds.
+// CheckStart is an error when start, the start of a text input (its first StartLen
+// bytes, or all of a shorter input), is not UTF-8 text as far as they tell, nil
+// otherwise: wrapping ErrUTF16 when it begins with a UTF-16 byte-order mark (FF FE
+// or FE FF: Windows programs' "Unicode" export), ErrCompressed with the magic bytes
+// of gzip, bzip2, xz or zstd. procalloc reads UTF-8; read as bytes, such a file's
+// first name or number was "\xff\xfe0\x00", or 100 bytes of compressed data, a
+// message no user recognises. Readers of procalloc's own inputs read gzip and
+// bzip2 through Decompress first (which leaves them no compressed start to see);
+// readers of Slurm's files add why they do not (Slurm reads them uncompressed).
 func CheckStart(start string) error {
 	if strings.HasPrefix(start, "\xff\xfe") || strings.HasPrefix(start, "\xfe\xff") {
 		return fmt.Errorf("the input is %w (it starts with the byte-order mark % X); save it as UTF-8", ErrUTF16, start[:2])
 	}
-	if strings.HasPrefix(start, "\x1f\x8b") {
-		return fmt.Errorf("the input is %w (it starts with 1F 8B): gunzip it first (only traces are read compressed)", ErrGzip)
-	}
-	return nil
+	return checkCompressedStart(start)
 }
 
 // ScanErr is the error of a bufio.Scanner that stopped with err on the 1-based line
@@ -181,9 +179,13 @@ func CheckStart(start string) error {
 // as such, wrapping ErrTooLarge, not as bufio's "token too long", which names neither
 // the line nor the limit. Readers that scan lines themselves (traces, sacct output,
 // ibnetdiscover, node-name-maps, hostlists on stdin) report with it.
+// A *CompressedError names its line itself and is returned as it is.
 func ScanErr(err error, line, maxLine int) error {
 	if err == nil {
 		return nil
+	}
+	if ce := (*CompressedError)(nil); errors.As(err, &ce) {
+		return err
 	}
 	if errors.Is(err, bufio.ErrTooLong) {
 		return fmt.Errorf("line %d is longer than %d bytes, the most this format's lines may be: %w", line, maxLine, ErrTooLarge)

@@ -250,15 +250,15 @@ func TestCheckStart(t *testing.T) {
 		start string
 		want  error
 	}{
-		{"\xff\xfe", ErrUTF16}, {"\xfe\xff", ErrUTF16}, {"\x1f\x8b", ErrGzip},
-		{"\x1f\x8b\x08\x00", ErrGzip}, {"", nil}, {"\x1f", nil}, {"n1", nil}, {BOM, nil},
+		{"\xff\xfe", ErrUTF16}, {"\xfe\xff", ErrUTF16}, {"\x1f\x8b", ErrCompressed},
+		{"\x1f\x8b\x08\x00", ErrCompressed}, {"", nil}, {"\x1f", nil}, {"n1", nil}, {BOM, nil},
 	} {
 		if err := CheckStart(c.start); !errors.Is(err, c.want) || (c.want == nil) != (err == nil) {
 			t.Errorf("CheckStart(%q) = %v, want %v", c.start, err, c.want)
 		}
 	}
 	l := NewLines(strings.NewReader("\x1f\x8b\x08\x00\x00\x00\x00\x00\n0 1\n"))
-	if l.Next() || !errors.Is(l.Err(), ErrGzip) || !strings.HasPrefix(l.Err().Error(), "line 1: ") {
+	if l.Next() || !errors.Is(l.Err(), ErrCompressed) || !strings.HasPrefix(l.Err().Error(), "line 1: ") {
 		t.Errorf("Lines on gzip: %v", l.Err())
 	}
 }

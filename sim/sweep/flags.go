@@ -212,7 +212,7 @@ var replayFlags = func() map[string]replayFlag {
 	d := netsim.DefaultParams()
 	t := map[string]replayFlag{
 		"trace": strFlag(func(s *sim.Spec, v string) { s.Trace = v }).
-			with("Trace", "workload trace `FILE`: SWF 2.2 or the 4-column converted format, gzip or not ('-' for stdin)"),
+			with("Trace", "workload trace `FILE`: SWF 2.2 or the 4-column converted format, gzip, bzip2 or plain ('-' for stdin)"),
 		"machine": strFlag(func(s *sim.Spec, v string) { s.Machine, s.MachineSpec = nil, v }).
 			with("MachineSpec", "machine `SPEC`, e.g. mesh:16x16, torus:8x8x8, mesh:8x8x5:wrap=yz, fattree:4,4:8"),
 		"graph": strFlag(func(s *sim.Spec, v string) { s.GraphFile = v }).

@@ -443,7 +443,7 @@ func MergeInputs(inputs []Input, spec *Spec) (*MergeReport, error) {
 		specID = spec.ID()
 	}
 	for _, in := range inputs {
-		lr := newLineReader(in.R, in.Name)
+		lr := newLineReader(textin.Decompress(in.R), in.Name)
 		good, firstJunk := 0, 0
 		var damaged []string
 		for {

@@ -85,7 +85,7 @@ const (
 // or flag, and a sweep of more than MaxItems items. A sweep read from standard input
 // (name "-") is named "stdin" unless it says otherwise.
 func Parse(data []byte, name string) (*Spec, error) {
-	if err := textin.CheckStart(string(data[:min(len(data), 2)])); err != nil {
+	if err := textin.CheckStart(string(data[:min(len(data), textin.StartLen)])); err != nil {
 		return nil, fmt.Errorf("sweep file: %w", err) // yaml said "control characters are not allowed"
 	}
 	var root yaml.Node
@@ -103,7 +103,7 @@ func Parse(data []byte, name string) (*Spec, error) {
 	for i := 0; i < len(doc.Content); i += 2 {
 		k := doc.Content[i]
 		if !slices.Contains(keys, k.Value) {
-			return nil, fmt.Errorf("sweep file: line %d: unknown key %q (valid: %s)", k.Line, textin.Clip(k.Value), strings.Join(keys, ", "))
+			return nil, fmt.Errorf("sweep file: line %d: unknown key %q%s (valid: %s)", k.Line, textin.Clip(k.Value), textin.DidYouMean(k.Value, keys), strings.Join(keys, ", "))
 		}
 		v := doc.Content[i+1]
 		for v.Kind == yaml.AliasNode && v.Alias != nil {
@@ -450,7 +450,7 @@ func (s *Spec) Count() (int, error) {
 // standard input), for messages and the default name. Relative trace paths are
 // taken from Dir, which the caller sets.
 func Read(r io.Reader, name string) (*Spec, error) {
-	data, err := io.ReadAll(io.LimitReader(r, MaxSpecBytes+1))
+	data, err := io.ReadAll(io.LimitReader(textin.Decompress(r), MaxSpecBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}

@@ -1,0 +1,251 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// gzipOf is data gzip-compressed.
+func gzipOf(t *testing.T, data []byte) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write(data)
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// bzip2Of is data bzip2-compressed by the bzip2 command, nil without it.
+func bzip2Of(t *testing.T, data []byte) []byte {
+	t.Helper()
+	if _, err := exec.LookPath("bzip2"); err != nil {
+		return nil
+	}
+	cmd := exec.Command("bzip2", "-c")
+	cmd.Stdin = bytes.NewReader(data)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// sameText reports whether a and b have the same words (a table's columns are as
+// wide as the file names in them).
+func sameText(a, b string) bool {
+	return strings.Join(strings.Fields(a), " ") == strings.Join(strings.Fields(b), " ")
+}
+
+// TestCompressedInputs: every input of procalloc's own, gzip- or bzip2-compressed,
+// gives what the plain file gives (exit code and standard output), as a file and on
+// standard input; cut short, it is an error, exit 1, that says "truncated" and
+// names the file. Before, only traces were read compressed: every other input was
+// refused ("the input is gzip-compressed ...: gunzip it first").
+func TestCompressedInputs(t *testing.T) {
+	dir := t.TempDir()
+	read := func(path string) []byte {
+		t.Helper()
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	var trace, points, ranks, hosts strings.Builder
+	for i := range 300 {
+		fmt.Fprintf(&trace, "%d %d %d %d\n", i*20, 1+i%7, 50+i%90, 200)
+	}
+	for i := range 12 {
+		fmt.Fprintf(&points, "%d %d\n", i*i%11, i*7%5)
+	}
+	for i := range 16 {
+		fmt.Fprintf(&ranks, "%d\n", (i*5)%16)
+		fmt.Fprintf(&hosts, "node%02d\n", i+1)
+	}
+	line := func(i int, alloc string, wait int) string {
+		return fmt.Sprintf(`{"sweep":"s","index":%d,"key":"k%d","params":{"trace":"t","machine":"mesh:4x4","alloc":"%s","sched":"fcfs","contract":1,"pattern":"none","seed":1},"status":"ok","result":{"trace":"t.swf","mean_wait":%d}}`+"\n", i, i, alloc, wait)
+	}
+	results := line(0, "a", 3) + line(1, "b", 5)
+	stdin := 0
+	for _, c := range []struct {
+		name string // the plain file's name (its extension may say its format)
+		data []byte
+		args []string // "{F}" is the file
+	}{
+		{"t.txt", []byte(trace.String()), []string{"sim", "--trace", "{F}", "--machine", "mesh:4x4", "--alloc", "ff:snake"}},
+		{"h.sacct", read(sacctTrace), []string{"sim", "--trace", "{F}", "--machine", "mesh:4x4", "--hostlist", "node[01-16]", "--alloc", "ff:snake", "--sched", "as-run"}},
+		{"f.ibnet", read(ibSample), []string{"curve", "--graph", "{F}", "--node-name-map", ibNameMap, "--curve", "rcm"}},
+		{"f.ibnet-p", read(ibSampleP), []string{"curve", "--graph", "{F}", "--node-name-map", ibNameMap, "--curve", "rcm"}},
+		{"f.lst", read("../../topo/testdata/fattree.subnet-lst"), []string{"curve", "--graph", "{F}", "--node-name-map", ibNameMap, "--curve", "rcm"}},
+		{"f.xml", read("../../topo/testdata/fattree.opareport.xml"), []string{"curve", "--graph", "{F}", "--curve", "rcm"}},
+		{"f.links", read("../../topo/testdata/fattree.opareport-links.txt"), []string{"curve", "--graph", "{F}", "--curve", "rcm"}},
+		{"f.edges", []byte("a b\nb c\nc d\nd a\n"), []string{"curve", "--graph", "{F}", "--curve", "bfs"}},
+		{"topology.conf", read(topoConf), []string{"curve", "--graph", "{F}", "--curve", "rcm"}},
+		{"topology.yaml", read(topoYAML), []string{"curve", "--graph", "{F}", "--curve", "rcm"}},
+		{"map", read(ibNameMap), []string{"curve", "--graph", ibSample, "--node-name-map", "{F}", "--curve", "rcm"}},
+		{"p.txt", []byte(points.String()), []string{"subset", "--algo", "exact", "--k", "3", "--points", "{F}"}},
+		{"v.txt", []byte(points.String()), []string{"voronoi", "--k", "3", "--points", "{F}"}},
+		{"free.txt", []byte("0 1 2 5\n6 9 10\n"), []string{"subset", "--machine", "mesh:4x4", "--free", "{F}", "--k", "3", "--algo", "exact"}},
+		{"q.dat", []byte("3\n0 1 2\n1 0 3\n2 3 0\n\n0 5 2\n5 0 1\n2 1 0\n"), []string{"order", "--qap", "{F}"}},
+		{"r.ranks", []byte(ranks.String()), []string{"curve", "--machine", "mesh:4x4", "--curve", "{F}"}},
+		{"e.ranks", []byte(ranks.String()), []string{"evaluate", "--machine", "mesh:4x4", "--ranking", "{F}"}},
+		{"hosts.txt", []byte(hosts.String()), []string{"curve", "--machine", "mesh:4x4", "--curve", "snake", "--hosts", "{F}", "--format", "hosts"}},
+		{"s.yaml", []byte("traces: [t]\nmachines: [mesh:4x4]\nallocators: [mc1x1, bf:snake]\n"), []string{"sweep", "{F}", "--list"}},
+		{"r.jsonl", []byte(results), []string{"merge", "{F}"}},
+		{"p.jsonl", []byte(results), []string{"plot", "{F}", "--y", "mean_wait"}},
+	} {
+		plain := filepath.Join(dir, c.name)
+		if err := os.WriteFile(plain, c.data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args := func(f string) []string {
+			return strings.Split(strings.ReplaceAll(strings.Join(c.args, "\x00"), "{F}", f), "\x00")
+		}
+		wantCode, wantOut, wantErr := runCLI(t, "", args(plain)...)
+		if wantCode != 0 {
+			t.Fatalf("%s plain: exit %d, %s", c.name, wantCode, wantErr)
+		}
+		gz := gzipOf(t, c.data)
+		for _, z := range []struct {
+			ext  string
+			data []byte
+		}{{".gz", gz}, {".bz2", bzip2Of(t, c.data)}} {
+			if z.data == nil {
+				t.Logf("no bzip2 command: %s.bz2 not tried", c.name)
+				continue
+			}
+			path := plain + z.ext
+			if err := os.WriteFile(path, z.data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, out, stderr := runCLI(t, "", args(path)...)
+			if code != wantCode || !sameText(strings.ReplaceAll(out, path, plain), wantOut) {
+				t.Errorf("%s%s: exit %d, %s\nstdout %.300q\nwant exit %d, %.300q", c.name, z.ext, code, stderr, out, wantCode, wantOut)
+			}
+		}
+		if strings.Contains(strings.Join(c.args, " "), "--graph {F}") || c.args[0] == "merge" || c.args[0] == "plot" {
+			// standard input ("-"; outputs that do not name their input)
+			stdin++
+			code, out, stderr := runCLI(t, string(gz), args("-")...)
+			if code != wantCode || !sameText(out, wantOut) {
+				t.Errorf("%s gzip on standard input: exit %d, %s\nstdout %.300q", c.name, code, stderr, out)
+			}
+		}
+		cut := filepath.Join(dir, "cut-"+c.name+".gz")
+		if err := os.WriteFile(cut, gz[:len(gz)-12], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, out, stderr := runCLI(t, "", args(cut)...)
+		if code != 1 || out != "" || !strings.Contains(stderr, cut) || !strings.Contains(stderr, "truncated") {
+			t.Errorf("%s cut short: exit %d, stdout %.100q, stderr %q; want 1 naming %s as truncated", c.name, code, out, stderr, cut)
+		}
+	}
+
+	if stdin != 10 {
+		t.Errorf("%d inputs tried on standard input, want 10", stdin)
+	}
+	// hostlist reads standard input.
+	wantCode, wantOut, _ := runCLI(t, hosts.String(), "hostlist", "compress", "-")
+	if code, out, stderr := runCLI(t, string(gzipOf(t, []byte(hosts.String()))), "hostlist", "compress", "-"); code != wantCode || out != wantOut || wantOut != "node[01-16]\n" {
+		t.Errorf("hostlist compress of gzip: exit %d, %q, %s; want %d, %q", code, out, stderr, wantCode, wantOut)
+	}
+	gz := gzipOf(t, []byte(hosts.String()))
+	if code, _, stderr := runCLI(t, string(gz[:len(gz)-12]), "hostlist", "compress", "-"); code != 1 || !strings.Contains(stderr, "-: the gzip file is truncated") {
+		t.Errorf("hostlist compress of a cut gzip: exit %d, %s", code, stderr)
+	}
+}
+
+// TestSlurmFilesNotReadCompressed: slurm.conf and the topology.conf of
+// slurm:tree:FILE are files Slurm reads, which it does not read compressed: a
+// compressed one is refused saying so (exit 1), never read as Slurm would not;
+// so is the Flux resource graph curve --flux-graph sets the ids of.
+func TestSlurmFilesNotReadCompressed(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, data []byte) string {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	conf, err := os.ReadFile("../../plan/testdata/slurm.conf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc, err := os.ReadFile(topoConf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	confGz, tcGz := write("slurm.conf.gz", gzipOf(t, conf)), write("topology.conf.gz", gzipOf(t, tc))
+	trace := write("t.txt", []byte("0 2 10 20\n5 4 10 20\n"))
+	const want = "gzip-compressed, which Slurm does not read"
+	for _, args := range [][]string{
+		{"curve", "--machine", "mesh:4x4", "--hostlist", "node[01-16]", "--curve", "snake", "--format", "slurm-weight", "--slurm-conf", confGz},
+		{"plan", "--graph", ibSample, "--node-name-map", ibNameMap, "--slurm-conf", confGz, "-o", filepath.Join(dir, "plan")},
+		{"plan", "--graph", ibSample, "--node-name-map", ibNameMap, "--slurm-conf", "../../plan/testdata/slurm.conf", "--topology-conf", tcGz, "-o", filepath.Join(dir, "plan")},
+		{"sim", "--trace", trace, "--machine", "mesh:4x4", "--hostlist", "node[01-16]", "--slurm-conf", confGz, "--alloc", "ff:snake"},
+		{"sim", "--trace", trace, "--machine", "mesh:4x4", "--hostlist", "node[01-16]", "--alloc", "slurm:tree:" + tcGz},
+	} {
+		code, out, stderr := runCLI(t, "", args...)
+		if code != 1 || out != "" || !strings.Contains(stderr, want) {
+			t.Errorf("%q: exit %d, stdout %.80q, stderr %q; want 1 and %q", args, code, out, stderr, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "plan")); err == nil {
+		t.Error("plan wrote its directory for a compressed slurm.conf")
+	}
+	// Flux's resource graph, which curve --flux-graph writes back with its ids set.
+	_, jgf, _ := runCLI(t, "", "curve", "--machine", "mesh:4x4", "--hostlist", "n[01-16]", "--curve", "snake", "--format", "jgf")
+	jgfGz := write("g.json.gz", gzipOf(t, []byte(jgf)))
+	if code, _, stderr := runCLI(t, "", "curve", "--machine", "mesh:4x4", "--hostlist", "n[01-16]", "--curve", "hilbert", "--format", "jgf", "--flux-graph", jgfGz, "-o", filepath.Join(dir, "g.json")); code != 1 || !strings.Contains(stderr, "gzip-compressed (it starts with 1F 8B): gunzip it first (Flux reads its resource graph uncompressed") {
+		t.Errorf("--flux-graph gzip: exit %d, %s", code, stderr)
+	}
+	// xz is read nowhere: said so, not read as text.
+	xz := write("f.ibnet.xz", []byte("\xfd7zXZ\x00\x00\x04\xe6\xd6\xb4\x46"))
+	if code, _, stderr := runCLI(t, "", "curve", "--graph", xz, "--curve", "rcm"); code != 1 || !strings.Contains(stderr, "xz-compressed (it starts with FD 37 7A 58 5A 00), which procalloc does not read: unxz it") {
+		t.Errorf("xz dump: exit %d, %s", code, stderr)
+	}
+}
+
+// TestHelpSaysCompressedInput: the help of every command that reads an input file
+// of procalloc's own says that it may be compressed, naming each such flag the
+// command has (compressedInputs); a command that reads none says nothing of it.
+func TestHelpSaysCompressedInput(t *testing.T) {
+	inputFlags := []string{"graph", "node-name-map", "trace", "hosts", "points", "free", "qap", "ranking", "spec"}
+	positional := map[string]bool{"merge": true, "plot": true, "sweep": true, "hostlist": true}
+	for name, c := range commands {
+		var b strings.Builder
+		printCommandHelp(&b, c)
+		help := b.String()
+		fs := flag.NewFlagSet(name, flag.ContinueOnError)
+		c.flags(fs)
+		reads := positional[name]
+		for _, f := range inputFlags {
+			if fs.Lookup(f) == nil {
+				continue
+			}
+			reads = true
+			if !strings.Contains(compressedInputs[name], "--"+f) {
+				t.Errorf("help %s: --%s is not named among its compressed inputs (%q)", name, f, compressedInputs[name])
+			}
+		}
+		if says := strings.Contains(help, "Compressed input: "); says != reads {
+			t.Errorf("help %s: reads input files %v, says so %v", name, reads, says)
+		}
+	}
+	for name := range compressedInputs {
+		if commands[name] == nil {
+			t.Errorf("compressedInputs names no command %q", name)
+		}
+	}
+}
