@@ -192,3 +192,18 @@ func TestPlanTimeLimitWhileCheckingInputs(t *testing.T) {
 		}
 	}
 }
+
+// Options.Start is the moment the time limit counts from (procalloc plan gives the
+// moment it began to read the input files): a Start whose limit has passed while
+// the caller read the inputs ends Make in the inputs' checks, with their error,
+// not a plan whose limit restarts at Make.
+func TestPlanTimeLimitCountsFromStart(t *testing.T) {
+	opt, _ := interruptMachine(t)
+	opt.TimeLimit = time.Minute
+	opt.Start = time.Now().Add(-2 * time.Minute)
+	p, err := Make(context.Background(), opt)
+	want := "plan time limit 1m0s reached while checking the inputs"
+	if p != nil || !errors.Is(err, context.DeadlineExceeded) || err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("Start 2m before Make, limit 1m: plan %v, error %v; want no plan and %q", p != nil, err, want)
+	}
+}

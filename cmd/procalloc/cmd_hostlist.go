@@ -142,6 +142,9 @@ func hostArgs(ctx context.Context, e *env, args []string, split func(line string
 		items = append(items, split(text)...)
 	}
 	if err := sc.Err(); err != nil {
+		if ctx.Err() != nil {
+			return nil, true, context.Cause(ctx) // "procalloc hostlist: interrupted"
+		}
 		return nil, true, fmt.Errorf("%s: %w", inputName("-"), textin.ScanErr(err, line+1, maxLine))
 	}
 	return items, true, nil

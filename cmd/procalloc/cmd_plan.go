@@ -16,6 +16,7 @@ import (
 
 	"github.com/procalloc/procalloc/curves"
 	"github.com/procalloc/procalloc/internal/textin"
+	"github.com/procalloc/procalloc/internal/timelimit"
 	"github.com/procalloc/procalloc/plan"
 	"github.com/procalloc/procalloc/sim"
 	"github.com/procalloc/procalloc/topo"
@@ -190,8 +191,31 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 				if err := hs.check(); err != nil {
 					return err
 				}
+				// The time limit counts from here: the input files are read under
+				// it (a history of millions of jobs, a fabric of 10^5 hosts take
+				// seconds), and Make's deadline is the same (Options.Start).
+				start := time.Now()
+				lctx := ctx
+				if *limit > 0 {
+					var cancel context.CancelFunc
+					lctx, cancel = context.WithDeadlineCause(ctx, start.Add(*limit), timelimit.Reached{Name: "plan time limit", Limit: *limit})
+					defer cancel()
+				}
+				// reading is the error of an input's read (phase: "reading the
+				// history ...") that ended with err: the interrupt's cause after
+				// Ctrl-C; the limit's, naming the phase, when the limit ended it
+				// (nothing planned, exit 1); else err.
+				reading := func(what string, err error) error {
+					switch {
+					case ctx.Err() != nil:
+						return context.Cause(ctx) // "procalloc plan: interrupted", nothing written
+					case lctx.Err() != nil:
+						return fmt.Errorf("%w while %s: nothing planned; give a longer time limit, or none", context.Cause(lctx), what)
+					}
+					return err
+				}
 				noLimit := time.Duration(-1) // plan.Options: negative is no limit, 0 its default
-				opt := plan.Options{TimeLimit: cmp.Or(*limit, noLimit), Seed: *seed, SyntheticJobs: *jobs, Threshold: *threshold, BlockSize: *blockSize}
+				opt := plan.Options{TimeLimit: cmp.Or(*limit, noLimit), Start: start, Seed: *seed, SyntheticJobs: *jobs, Threshold: *threshold, BlockSize: *blockSize}
 				var err error
 				if *deployment != "" {
 					if opt.Deployment, err = plan.ParseKind(*deployment); err != nil {
@@ -206,12 +230,21 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 						return usagef("--slurm-version: %v", err)
 					}
 					opt.VersionSource = "--slurm-version"
-				} else if v, ok := scontrolVersion(ctx); ok {
+				} else if v, ok := scontrolVersion(lctx); ok {
 					opt.Version, opt.VersionSource = v, "scontrol --version"
+				} else if lctx.Err() != nil {
+					return reading("asking scontrol --version for Slurm's version", nil)
 				}
-				m, warnings, err := loadMachineWarnings(ctx, e, *machine, gf, planMaxNodes, "plan handles")
+				// Standard input ("-") is read under the limit too: a read waiting
+				// on a pipe ends with it (stdinUntil), as with Ctrl-C.
+				e.stdin = stdinUntil(lctx, e.stdin)
+				network := "the network (--graph " + gf.file + ")"
+				if *machine != "" {
+					network = "the network (--machine " + textin.Clip(*machine) + ")"
+				}
+				m, warnings, err := loadMachineWarnings(lctx, e, *machine, gf, planMaxNodes, "plan handles")
 				if err != nil {
-					return err
+					return reading("reading "+network, err)
 				}
 				opt.Machine, opt.MachineWarnings = m, warnings
 				opt.MachineSource = gf.file
@@ -222,14 +255,14 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 					return usagef("%s: a network read with --graph names its own hosts", hs.flag())
 				}
 				if hs.given() {
-					if opt.Hosts, err = hs.read(ctx, e, m.N()); err != nil {
-						return err
+					if opt.Hosts, err = hs.read(lctx, e, m.N()); err != nil {
+						return reading("reading the host names ("+hs.String()+")", err)
 					}
 				} else if _, isGraph := m.(*topo.Graph); !isGraph || *machine != "" {
 					return usagef("--machine %s: name its nodes as slurm.conf does with --hostlist EXPR or --hosts FILE", *machine)
 				}
-				if opt.SlurmConf, err = readSmallFile(e, *slurmConf, "--slurm-conf"); err != nil {
-					return err
+				if opt.SlurmConf, err = readSmallFile(lctx, e, *slurmConf, "--slurm-conf"); err != nil {
+					return reading("reading slurm.conf (--slurm-conf "+*slurmConf+")", err)
 				}
 				opt.SlurmConfPath = *slurmConf
 				if *confDir != "" && !filepath.IsAbs(*confDir) {
@@ -249,8 +282,8 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 					return textin.ReadAll(r, 64<<20, "the file")
 				}
 				if *topoConf != "" {
-					if opt.TopologyConf, err = readSmallFile(e, *topoConf, "--topology-conf"); err != nil {
-						return err
+					if opt.TopologyConf, err = readSmallFile(lctx, e, *topoConf, "--topology-conf"); err != nil {
+						return reading("reading topology.conf (--topology-conf "+*topoConf+")", err)
 					}
 					opt.TopologyConfPath = *topoConf
 				}
@@ -259,10 +292,10 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 					if err != nil {
 						return fmt.Errorf("--trace: %w", err) // as --slurm-conf and --topology-conf
 					}
-					tr, err := sim.ReadTrace(textin.ContextReader(ctx, r), sim.ReadOptions{})
+					tr, err := sim.ReadTrace(textin.ContextReader(lctx, r), sim.ReadOptions{})
 					r.Close()
-					if err != nil && ctx.Err() != nil {
-						return context.Cause(ctx) // "procalloc plan: interrupted", nothing written
+					if err != nil && lctx.Err() != nil {
+						return reading("reading the history (--trace "+*trace+")", err)
 					}
 					if err != nil {
 						return fmt.Errorf("--trace %s: %w", *trace, err)
@@ -291,14 +324,15 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 	})
 }
 
-// readSmallFile reads a configuration file whole (at most 64 MiB).
-func readSmallFile(e *env, path, flag string) ([]byte, error) {
+// readSmallFile reads a configuration file whole (at most 64 MiB), stopping when
+// ctx ends.
+func readSmallFile(ctx context.Context, e *env, path, flag string) ([]byte, error) {
 	r, err := openInput(e, path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", flag, err)
 	}
 	defer r.Close()
-	data, err := textin.ReadAll(r, 64<<20, "the file")
+	data, err := textin.ReadAll(textin.ContextReader(ctx, r), 64<<20, "the file")
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", flag, path, err)
 	}
