@@ -94,7 +94,10 @@ procalloc hostlist expand 'rack[1-2]_node[01-48]' --json -o nodes.json`,
 					if len(names) == 0 {
 						return fmt.Errorf("%s: no host names", inputName("-"))
 					}
-					expr, err := hostlist.Compress(names)
+					expr, err := hostlist.CompressContext(ctx, names)
+					if err != nil && ctx.Err() != nil {
+						return err // interrupted
+					}
 					if err != nil {
 						return stdinErr(fromStdin, err)
 					}
