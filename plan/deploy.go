@@ -983,15 +983,15 @@ func (p *Plan) blockSize() int {
 }
 
 // buildBlock writes a topology/block topology.conf of blocks cut along the
-// ordering (WriteBlock) and sets TopologyPlugin=topology/block.
+// ordering (WriteBlockContext) and sets TopologyPlugin=topology/block.
 func (p *Plan) buildBlock(ctx context.Context, d *Deployment) error {
 	size := p.blockSize() // unsupported: 2 or more
 	var buf bytes.Buffer
-	write := slurm.WriteBlock
+	write := slurm.WriteBlockContext
 	if !p.opt.Version.AtLeast(V2405) {
-		write = slurm.WriteBlockLevels // 23.11 reads BlockLevels=, not BlockSizes=
+		write = slurm.WriteBlockLevelsContext // 23.11 reads BlockLevels=, not BlockSizes=
 	}
-	if err := write(&buf, p.Order, p.Names, size); err != nil {
+	if err := write(ctx, &buf, p.Order, p.Names, size); err != nil {
 		return err
 	}
 	d.TopologyName, d.Topology = "topology.conf", buf.Bytes()
