@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -13,6 +14,7 @@ import (
 	"github.com/procalloc/procalloc/curves"
 	"github.com/procalloc/procalloc/internal/ctxtest"
 	"github.com/procalloc/procalloc/internal/timelimit"
+	"github.com/procalloc/procalloc/slurm"
 	"github.com/procalloc/procalloc/topo"
 	"github.com/procalloc/procalloc/topo/hostlist"
 )
@@ -189,6 +191,69 @@ func TestPlanTimeLimitWhileCheckingInputs(t *testing.T) {
 		want := "plan time limit 1m0s reached while checking the inputs (slurm.conf's nodes, the hosts matched to them, the compute hosts' network, the history): nothing planned"
 		if p != nil || !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) || err == nil || !strings.HasPrefix(err.Error(), want) {
 			t.Fatalf("the limit at look %d of %d: plan %v, error %v; want no plan and %q", at, looks, p != nil, err, want)
+		}
+	}
+}
+
+// Options.Start is the moment the time limit counts from (procalloc plan gives the
+// moment it began to read the input files): a Start whose limit has passed while
+// the caller read the inputs ends Make in the inputs' checks, with their error,
+// not a plan whose limit restarts at Make.
+func TestPlanTimeLimitCountsFromStart(t *testing.T) {
+	opt, _ := interruptMachine(t)
+	opt.TimeLimit = time.Minute
+	opt.Start = time.Now().Add(-2 * time.Minute)
+	p, err := Make(context.Background(), opt)
+	want := "plan time limit 1m0s reached while checking the inputs"
+	if p != nil || !errors.Is(err, context.DeadlineExceeded) || err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("Start 2m before Make, limit 1m: plan %v, error %v; want no plan and %q", p != nil, err, want)
+	}
+}
+
+// rankedTree (the tree deployment's SwitchAsNodeRank names, 0.2 s at 196,608
+// hosts under load) looked at no context. It looks at least once per 4,096 nodes
+// of each of its four passes (the leaves' nodes, the nodes' ranks, the new names,
+// the leaves renamed) and its sort's; ended at any look, or cancelled before, it
+// returns context.Canceled; live, the names and tree of a context that never ends.
+func TestRankedTreeStopsWhenCancelled(t *testing.T) {
+	n := 32768
+	if testing.Short() {
+		n = 8192
+	}
+	var conf strings.Builder
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("n%06d", i)
+	}
+	for l := 0; l < n/32; l++ {
+		fmt.Fprintf(&conf, "SwitchName=l%d Nodes=n[%06d-%06d]\n", l, 32*l, 32*l+31)
+	}
+	fmt.Fprintf(&conf, "SwitchName=top Switches=l[0-%d]\n", n/32-1)
+	tr, err := slurm.ParseTree(strings.NewReader(conf.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := make([]int, n) // NodeName lines in reverse name order
+	for i := range lines {
+		lines[i] = n - 1 - i
+	}
+	p := &Plan{Names: names}
+	want := &Deployment{}
+	if err := p.rankedTree(context.Background(), want, tr, lines); err != nil {
+		t.Fatal(err)
+	}
+	count := ctxtest.NewCounting()
+	got := &Deployment{}
+	if err := p.rankedTree(count, got, tr, lines); err != nil || !slices.Equal(got.cfg.Names, want.cfg.Names) || !reflect.DeepEqual(got.cfg.Tree, want.cfg.Tree) {
+		t.Fatalf("live: %v, or names and tree not those of context.Background()", err)
+	}
+	looks := count.Looks()
+	if min := int64(5 * n / ctxEvery); looks < min {
+		t.Fatalf("%d looks for %d hosts, want at least %d (each pass and the sort)", looks, n, min)
+	}
+	for at, stop := range ctxtest.Stops(looks, 20) {
+		if err := p.rankedTree(stop, &Deployment{}, tr, lines); !errors.Is(err, context.Canceled) {
+			t.Fatalf("ended at its look %d of %d: %v, want context.Canceled", at+1, looks, err)
 		}
 	}
 }

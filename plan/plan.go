@@ -82,14 +82,23 @@ type Options struct {
 	// compute hosts' network: seconds at 10^5 hosts under load) stops at it too,
 	// and that is an error: nothing can be planned without them, so Make
 	// returns an error wrapping the limit's cause (errors.Is
-	// context.DeadlineExceeded) that says so, no plan. Reading the inputs before
-	// Make and writing the files after are outside it. Above 256
+	// context.DeadlineExceeded) that says so, no plan. It counts from Start
+	// (Make's start when zero): procalloc plan gives the moment it began to read
+	// the input files, which it reads under the same limit; writing the files
+	// after Make is outside it. Above 256
 	// hosts the ordering's local search runs until its share, so the ordering (and
 	// what follows from it) depends on the machine's speed and load unless a bound
 	// proves it optimal first; without a limit the search does a fixed amount of
 	// work, the replays run to their end, and the plan is the same on every
 	// machine.
 	TimeLimit time.Duration
+	// Start is the moment TimeLimit counts from; zero: Make's start. A caller
+	// that reads the inputs under the limit (procalloc plan: the network, the
+	// hosts, slurm.conf, topology.conf, the history) gives the moment it began,
+	// so that the plan ends near Start + TimeLimit whatever the reads took; a
+	// Start so long ago that the limit has passed ends Make in its inputs'
+	// checks, with their error.
+	Start time.Time
 	// Seed seeds the ordering's local search and the synthetic workload.
 	Seed uint64
 	// SyntheticJobs is the synthetic workload's job count (0: DefaultSyntheticJobs).
@@ -221,7 +230,10 @@ func Make(ctx context.Context, opt Options) (*Plan, error) {
 	if opt.Deployment != "" && !slices.Contains(kinds, opt.Deployment) {
 		return nil, fmt.Errorf("deployment %q: want one of %s", opt.Deployment, kindList())
 	}
-	start := time.Now()
+	start := opt.Start
+	if start.IsZero() {
+		start = time.Now()
+	}
 	p := &Plan{opt: opt}
 	r := &p.Report
 	r.Threshold = opt.Threshold

@@ -671,7 +671,7 @@ func TestRankedTreeOrder(t *testing.T) {
 	p := &Plan{Names: []string{"a", "b", "c", "d", "e"}}
 	d := &Deployment{}
 	lines := []int{4, 3, 2, 1, 0} // NodeName lines: e, d, c, b, a
-	if err := p.rankedTree(d, tr, lines); err != nil {
+	if err := p.rankedTree(context.Background(), d, tr, lines); err != nil {
 		t.Fatal(err)
 	}
 	// Ranks: e 0 (no leaf), a 1, b 2 (l2, the later leaf), c 2, d 3; within rank 2

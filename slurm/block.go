@@ -2,6 +2,7 @@ package slurm
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -33,7 +34,14 @@ func BlockSizes(n, base int) []int {
 // hosts names the nodes (nil: node indices). n must be a multiple of size: Slurm
 // wants every block to hold at least the base size.
 func WriteBlock(w io.Writer, o curves.Order, hosts []string, size int) error {
-	return writeBlock(w, o, hosts, size, false)
+	return writeBlock(context.Background(), w, o, hosts, size, false)
+}
+
+// WriteBlockContext is WriteBlock looking at ctx every few thousand nodes and
+// blocks (a block size of 2 at 196,608 nodes: 98,304 blocks, 0.5-1.1 s under
+// load): a cancelled ctx returns its cause, and what was written to w is partial.
+func WriteBlockContext(ctx context.Context, w io.Writer, o curves.Order, hosts []string, size int) error {
+	return writeBlock(ctx, w, o, hosts, size, false)
 }
 
 // WriteBlockLevels is WriteBlock for Slurm 23.11, which knows BlockLevels= and not
@@ -41,10 +49,20 @@ func WriteBlock(w io.Writer, o curves.Order, hosts []string, size int) error {
 // the same blocks, then BlockLevels= listing the levels of the same sizes (level l
 // is 2^l blocks).
 func WriteBlockLevels(w io.Writer, o curves.Order, hosts []string, size int) error {
-	return writeBlock(w, o, hosts, size, true)
+	return writeBlock(context.Background(), w, o, hosts, size, true)
 }
 
-func writeBlock(w io.Writer, o curves.Order, hosts []string, size int, levels bool) error {
+// WriteBlockLevelsContext is WriteBlockLevels looking at ctx as WriteBlockContext
+// does.
+func WriteBlockLevelsContext(ctx context.Context, w io.Writer, o curves.Order, hosts []string, size int) error {
+	return writeBlock(ctx, w, o, hosts, size, true)
+}
+
+func writeBlock(ctx context.Context, w io.Writer, o curves.Order, hosts []string, size int, levels bool) error {
+	look := &looker{ctx: ctx, work: ctxEvery}
+	if err := look.stopped(0); err != nil {
+		return err
+	}
 	n := len(o)
 	if err := o.Validate(n); err != nil {
 		return err
@@ -57,6 +75,9 @@ func writeBlock(w io.Writer, o curves.Order, hosts []string, size int, levels bo
 	}
 	var recs []blockRec
 	for b := 0; b < n/size; b++ {
+		if err := look.stopped(1 + size); err != nil {
+			return err
+		}
 		r := blockRec{name: fmt.Sprintf("b%d", b+1), line: b + 1}
 		for j := range size {
 			r.nodes = append(r.nodes, curves.HostName(hosts, o[b*size+j]))
@@ -70,9 +91,12 @@ func writeBlock(w io.Writer, o curves.Order, hosts []string, size int, levels bo
 	var blocks *Blocks
 	var err error
 	if levels {
-		blocks, err = newBlocks2311(recs, uint16(1)<<len(sizes)-1, len(recs)+1)
+		blocks, err = newBlocks2311(recs, uint16(1)<<len(sizes)-1, len(recs)+1, look)
 	} else {
-		blocks, err = newBlocks(recs, sizes, len(recs)+1, lineRef("", len(recs)+1), 0, 0, "", func(string) {})
+		blocks, err = newBlocks(recs, sizes, len(recs)+1, lineRef("", len(recs)+1), 0, 0, "", func(string) {}, look)
+	}
+	if err != nil && ctx.Err() != nil {
+		return context.Cause(ctx)
 	}
 	if err != nil {
 		return fmt.Errorf("procalloc would write a topology.conf Slurm refuses: %w", err)
@@ -80,7 +104,7 @@ func writeBlock(w io.Writer, o curves.Order, hosts []string, size int, levels bo
 	bw := bufio.NewWriter(w)
 	fmt.Fprintln(bw, "# topology.conf (topology/block) written by procalloc: blocks are consecutive runs of the ordering.")
 	fmt.Fprintln(bw, "# In slurm.conf: TopologyPlugin=topology/block.")
-	if err := blocks.writeConf(bw); err != nil {
+	if err := blocks.writeConf(bw, look); err != nil {
 		return err
 	}
 	return bw.Flush()
@@ -88,9 +112,13 @@ func writeBlock(w io.Writer, o curves.Order, hosts []string, size int, levels bo
 
 // writeConf writes the BlockName lines in block order (Nodes= as a hostlist keeping
 // the order of the names; none for an empty block), then BlockSizes= when the blocks
-// have sizes, or BlockLevels= when they were read from it.
-func (b *Blocks) writeConf(w io.Writer) error {
+// have sizes, or BlockLevels= when they were read from it. It looks at look's
+// context every few thousand blocks and names.
+func (b *Blocks) writeConf(w io.Writer, look *looker) error {
 	for _, blk := range b.Blocks {
+		if err := look.stopped(1 + len(blk.Nodes)); err != nil {
+			return err
+		}
 		if len(blk.Nodes) == 0 {
 			if _, err := fmt.Fprintf(w, "BlockName=%s\n", blk.Name); err != nil {
 				return err

@@ -80,8 +80,9 @@ type blockRec struct {
 // ("Blocks do not contain any nodes") and, as no job's candidate nodes then meet a
 // block, topology_block.c's topology_p_eval_nodes skips eval_nodes_block for every
 // job and the common selection places it (alloc's slurm:block does the same: every
-// job as slurm:consec places it).
-func newBlocks(recs []blockRec, sizes []int, sizesLine int, sizesAt string, levels uint16, levelsLine int, levelsAt string, warn func(string)) (*Blocks, error) {
+// job as slurm:consec places it). It looks at look's context every few thousand
+// blocks and names, returning its cause when it has ended.
+func newBlocks(recs []blockRec, sizes []int, sizesLine int, sizesAt string, levels uint16, levelsLine int, levelsAt string, warn func(string), look *looker) (*Blocks, error) {
 	if len(recs) == 0 {
 		return nil, fmt.Errorf("no BlockName= lines (Slurm: \"No blocks configured\")")
 	}
@@ -89,11 +90,14 @@ func newBlocks(recs []blockRec, sizes []int, sizesLine int, sizesAt string, leve
 		if sizes != nil {
 			return nil, fmt.Errorf("%s: BlockLevels= (Slurm 23.11) and BlockSizes= (%s; Slurm 24.05 on) in one file: no Slurm reads both (23.11 does not know BlockSizes, 24.05 on do not know BlockLevels: \"Parsing error at unrecognized key\", fatal)", levelsAt, sizesAt)
 		}
-		return newBlocks2311(recs, levels, levelsLine)
+		return newBlocks2311(recs, levels, levelsLine, look)
 	}
 	b := &Blocks{Sizes: sizes, SizesLine: sizesLine}
 	seen := map[string]string{}
 	for _, r := range recs {
+		if err := look.stopped(1); err != nil {
+			return nil, err
+		}
 		if err := checkBlockName(r, seen); err != nil {
 			return nil, err
 		}
@@ -146,10 +150,13 @@ func checkBlockName(r blockRec, seen map[string]string) error {
 // block without Nodes=, _validate_blocks a name given twice and a block whose node
 // count is not the first block's, bblock_node_cnt). Node counts are of distinct
 // names: Slurm counts the names slurm.conf defines, which procalloc does not know here.
-func newBlocks2311(recs []blockRec, levels uint16, levelsLine int) (*Blocks, error) {
+func newBlocks2311(recs []blockRec, levels uint16, levelsLine int, look *looker) (*Blocks, error) {
 	b := &Blocks{Levels: levels, LevelsLine: levelsLine}
 	seen := map[string]string{}
 	for _, r := range recs {
+		if err := look.stopped(1 + len(r.nodes)); err != nil { // distinctCount goes over the nodes
+			return nil, err
+		}
 		if err := checkBlockName(r, seen); err != nil {
 			return nil, err
 		}

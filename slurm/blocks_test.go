@@ -2,6 +2,7 @@ package slurm
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -176,7 +177,7 @@ func FuzzParseBlocks(f *testing.F) {
 		// What was read is written back (writeConf, as WriteBlock writes) as a file
 		// that reads as the same blocks, sizes, base and levels.
 		var buf bytes.Buffer
-		if err := b.writeConf(&buf); err != nil {
+		if err := b.writeConf(&buf, &looker{ctx: context.Background()}); err != nil {
 			t.Fatalf("%q parsed but not written: %v", conf, err)
 		}
 		back, err := ParseBlocks(&buf)

@@ -305,7 +305,7 @@ func parseTopologyConf(ctx context.Context, r io.Reader, inc *includer) (*Topolo
 	case "tree":
 		t.Tree, err = newTree(sws, treeRules{}, warn, &look)
 	case "block":
-		t.Blocks, err = newBlocks(blks, sizes, sizesLine, sizesAt, levels, levelsLine, levelsAt, warn)
+		t.Blocks, err = newBlocks(blks, sizes, sizesLine, sizesAt, levels, levelsLine, levelsAt, warn, &look)
 	}
 	if err != nil {
 		return nil, err
@@ -584,7 +584,7 @@ func parseTopologyYAML(ctx context.Context, r io.Reader, name string) (*Topology
 			}
 			sizesLine = bs.Line
 		}
-		if out.Blocks, err = newBlocks(recs, sizes, sizesLine, lineRef("", sizesLine), 0, 0, "", warn); err != nil {
+		if out.Blocks, err = newBlocks(recs, sizes, sizesLine, lineRef("", sizesLine), 0, 0, "", warn, &look); err != nil {
 			return nil, err
 		}
 	case yamlChild(pick, "torus3d") != nil:

@@ -87,7 +87,7 @@ procalloc bench --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo
 			jobs := fs.Int("jobs", 0, "`N` jobs: the trace's first N (default all), or the synthetic stream's length (default 2000, at most 16777216)")
 			seed := fs.Uint64("seed", 1, "seed of the synthetic stream")
 			noMemo := fs.Bool("no-memo", false, "search every decision anew (MM, Gen-Alg, MM+Inc, MC1x1 otherwise remember answers to a request on a free set met before)")
-			timeLimit := fs.Duration("time-limit", 0, "end each allocator's run after `D` (e.g. 60s), with the decisions made; 0: no limit")
+			timeLimit := fs.Duration("time-limit", 0, "end each allocator's run after `D` (e.g. 60s; each run's own, counted from its start, so the command takes up to D per allocator; writing the output is outside), with the decisions made; 0: no limit")
 			asJSON := fs.Bool("json", false, "print JSON")
 			svgOut := fs.String("svg", "", "also write the latency chart to `FILE` (SVG)")
 			out := fs.String("o", "", "write the result to `FILE` instead of stdout")

@@ -44,7 +44,7 @@ procalloc cluster --k 30 --dim 3 -o cluster30.txt`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			k := fs.Int("k", 0, "number of points (1..200000)")
 			dim := fs.Int("dim", 2, "lattice dimension: 2 or 3")
-			limit := fs.Duration("time-limit", 0, "stop after this long and report the best cluster with its bound (0: no limit)")
+			limit := fs.Duration("time-limit", 0, "stop the search after this long and report the best cluster with its bound (the command reads no input; writing the output is outside) (0: no limit)")
 			asJSON := fs.Bool("json", false, "print JSON")
 			svg := fs.String("svg", "", "also draw the cluster to `FILE` (SVG)")
 			out := fs.String("o", "", "write the result to `FILE` instead of stdout")

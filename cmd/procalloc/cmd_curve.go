@@ -415,14 +415,16 @@ func curveWriteNetwork(ctx context.Context, e *env, f curves.Format, m topo.Mach
 				return usagef("--format slurm-block needs --block-size N (the machine has no leaf switches of one size)")
 			}
 		}
-		write := slurm.WriteBlock
+		write := slurm.WriteBlockContext
 		if blockLevels {
-			write = slurm.WriteBlockLevels
+			write = slurm.WriteBlockLevelsContext
 		}
-		if err := write(io.Discard, o, names, blockSize); err != nil {
+		if err := write(ctx, io.Discard, o, names, blockSize); err != nil && ctx.Err() != nil {
+			return context.Cause(ctx) // "procalloc curve: interrupted"
+		} else if err != nil {
 			return usagef("--format slurm-block: %v", err)
 		}
-		return writeOutputs(e, drawing, namedOutput{"-o", out, func(w io.Writer) error { return write(w, o, names, blockSize) }})
+		return writeOutputs(e, drawing, namedOutput{"-o", out, func(w io.Writer) error { return write(ctx, w, o, names, blockSize) }})
 	default:
 		g, ok := m.(*topo.Grid)
 		if !ok {

@@ -94,7 +94,10 @@ procalloc hostlist expand 'rack[1-2]_node[01-48]' --json -o nodes.json`,
 					if len(names) == 0 {
 						return fmt.Errorf("%s: no host names", inputName("-"))
 					}
-					expr, err := hostlist.Compress(names)
+					expr, err := hostlist.CompressContext(ctx, names)
+					if err != nil && ctx.Err() != nil {
+						return err // interrupted
+					}
 					if err != nil {
 						return stdinErr(fromStdin, err)
 					}
@@ -143,6 +146,9 @@ func hostArgs(ctx context.Context, e *env, args []string, split func(line string
 		items = append(items, split(text)...)
 	}
 	if err := sc.Err(); err != nil {
+		if ctx.Err() != nil {
+			return nil, true, context.Cause(ctx) // "procalloc hostlist: interrupted"
+		}
 		return nil, true, fmt.Errorf("%s: %w", inputName("-"), textin.ScanErr(err, line+1, maxLine))
 	}
 	return items, true, nil

@@ -16,6 +16,7 @@ import (
 
 	"github.com/procalloc/procalloc/curves"
 	"github.com/procalloc/procalloc/internal/textin"
+	"github.com/procalloc/procalloc/internal/timelimit"
 	"github.com/procalloc/procalloc/plan"
 	"github.com/procalloc/procalloc/sim"
 	"github.com/procalloc/procalloc/topo"
@@ -60,17 +61,21 @@ func init() {
      and replays the history under each through procalloc's emulation of Slurm's
      node selection (the jobs at their recorded starts with an sacct trace; EASY
      with another trace). The replays stop at --time-limit (counted from the
-     plan's start, after the inputs are read): the report then covers the
+     command's start, reading the input files included): the report then covers the
      history's first N jobs (trace order) that every deployment replayed, the same
      jobs for each, and says so (report.json workload.stopped, a warning, the
      recommendation's words); the predictions are predictions/NAME.first-N-jobs.csv.
      The deployments' builds stop at it too: a deployment it stops, and every later
      one, is "not built" (said in the report; no files; one whose site rules it out,
      e.g. as-run without a history of NodeLists, says that instead), and no job is
-     replayed. The checks of step 1 (slurm.conf's nodes, the hosts matched to them,
-     the compute hosts' network: seconds at 10^5 hosts under load) stop at it too,
-     and then nothing is planned: exit 1, an error saying so, nothing written. Only
-     reading the input files before and writing -o after are outside the limit.
+     replayed. Reading the input files (the network, the hosts, slurm.conf,
+     topology.conf, the history: seconds for a history of millions of jobs) and
+     the checks of step 1 (slurm.conf's nodes, the hosts matched to them, the
+     compute hosts' network: seconds at 10^5 hosts under load) stop at it too, and
+     then nothing is planned: exit 1, an error naming the phase ("plan time limit
+     3s reached while reading the history (--trace F): nothing planned"), nothing
+     written. Only writing -o after is outside the limit (all files or none,
+     0.05-0.1 s for the 15 MB of a 196,608-host plan).
      Without --trace a seeded synthetic workload stands in
      (--jobs, --seed): 20% one-node jobs, the others log-uniform 2 to N/2 nodes (half
      rounded to a power of two), run times log-uniform 1 min to 4 h, Poisson
@@ -138,7 +143,9 @@ install into "${SLURM_CONF_DIR:?}", which the shell refuses until it is set.
 The Slurm version comes from --slurm-version, else from scontrol --version when
 scontrol is on PATH, else 22.05 (said in the report). Errors name the file and line;
 a history node the network lacks is an error naming the first few. Ctrl-C stops
-every phase; nothing is written then (exit 130).`,
+every phase, a read of standard input waiting on a pipe too; nothing is written then
+(exit 130). Once the files are being written (0.05-0.1 s at 10^5 hosts) they are
+let finish: the plan is then whole, exit 130.`,
 		example: `procalloc plan --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo/testdata/fattree.node-name-map --slurm-conf plan/testdata/slurm.conf --trace sim/testdata/sacct-fattree.txt -o out/plan
 procalloc plan --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo/testdata/fattree.node-name-map --slurm-conf /etc/slurm/slurm.conf --topology-conf /etc/slurm/topology.conf --slurm-version 23.11 -o out/plan --deployment names
 procalloc plan --machine torus:8x8x8 --hostlist 'nid[001-512]' --slurm-conf slurm.conf --slurm-version 26.05 --time-limit 30s -o out/torus-plan --json
@@ -156,7 +163,7 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 			trace := fs.String("trace", "", "job history `FILE`: sacct -X -P output (see procalloc help sim), SWF or converted")
 			version := fs.String("slurm-version", "", "the site's Slurm `VERSION`, e.g. 22.05 (default: scontrol --version, else 22.05)")
 			weights := fs.String("weights", "list:1,0.5", "weights `SPEC` of the ordering objective F")
-			limit := fs.Duration("time-limit", 60*time.Second, "time limit of the plan, from after the input files are read to before -o is written: the ordering gets at most half, the deployments' builds and the replays stop at it and the report covers the jobs replayed under every deployment, saying so; reached while the inputs are checked, nothing is planned (exit 1) (0: none, for a plan that is the same on every machine)")
+			limit := fs.Duration("time-limit", 60*time.Second, "time limit of the plan, from the command's start (reading the input files included) to before -o is written: the ordering gets at most half, the deployments' builds and the replays stop at it and the report covers the jobs replayed under every deployment, saying so; reached while the input files are read or checked, nothing is planned (exit 1) (0: none, for a plan that is the same on every machine)")
 			seed := fs.Uint64("seed", 1, "seed of the ordering's search and of the synthetic workload")
 			jobs := fs.Int("jobs", plan.DefaultSyntheticJobs, "jobs of the synthetic workload (without --trace; at most 2000000, the cap on a trace's jobs)")
 			threshold := fs.Float64("threshold", plan.DefaultThreshold, "recommend a change only when it cuts mean pairwise hops by at least this `FRACTION`")
@@ -190,8 +197,31 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 				if err := hs.check(); err != nil {
 					return err
 				}
+				// The time limit counts from here: the input files are read under
+				// it (a history of millions of jobs, a fabric of 10^5 hosts take
+				// seconds), and Make's deadline is the same (Options.Start).
+				start := time.Now()
+				lctx := ctx
+				if *limit > 0 {
+					var cancel context.CancelFunc
+					lctx, cancel = context.WithDeadlineCause(ctx, start.Add(*limit), timelimit.Reached{Name: "plan time limit", Limit: *limit})
+					defer cancel()
+				}
+				// reading is the error of an input's read (phase: "reading the
+				// history ...") that ended with err: the interrupt's cause after
+				// Ctrl-C; the limit's, naming the phase, when the limit ended it
+				// (nothing planned, exit 1); else err.
+				reading := func(what string, err error) error {
+					switch {
+					case ctx.Err() != nil:
+						return context.Cause(ctx) // "procalloc plan: interrupted", nothing written
+					case lctx.Err() != nil:
+						return fmt.Errorf("%w while %s: nothing planned; give a longer time limit, or none", context.Cause(lctx), what)
+					}
+					return err
+				}
 				noLimit := time.Duration(-1) // plan.Options: negative is no limit, 0 its default
-				opt := plan.Options{TimeLimit: cmp.Or(*limit, noLimit), Seed: *seed, SyntheticJobs: *jobs, Threshold: *threshold, BlockSize: *blockSize}
+				opt := plan.Options{TimeLimit: cmp.Or(*limit, noLimit), Start: start, Seed: *seed, SyntheticJobs: *jobs, Threshold: *threshold, BlockSize: *blockSize}
 				var err error
 				if *deployment != "" {
 					if opt.Deployment, err = plan.ParseKind(*deployment); err != nil {
@@ -206,12 +236,21 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 						return usagef("--slurm-version: %v", err)
 					}
 					opt.VersionSource = "--slurm-version"
-				} else if v, ok := scontrolVersion(ctx); ok {
+				} else if v, ok := scontrolVersion(lctx); ok {
 					opt.Version, opt.VersionSource = v, "scontrol --version"
+				} else if lctx.Err() != nil {
+					return reading("asking scontrol --version for Slurm's version", nil)
 				}
-				m, warnings, err := loadMachineWarnings(ctx, e, *machine, gf, planMaxNodes, "plan handles")
+				// Standard input ("-") is read under the limit too: a read waiting
+				// on a pipe ends with it (stdinUntil), as with Ctrl-C.
+				e.stdin = stdinUntil(lctx, e.stdin)
+				network := "the network (--graph " + gf.file + ")"
+				if *machine != "" {
+					network = "the network (--machine " + textin.Clip(*machine) + ")"
+				}
+				m, warnings, err := loadMachineWarnings(lctx, e, *machine, gf, planMaxNodes, "plan handles")
 				if err != nil {
-					return err
+					return reading("reading "+network, err)
 				}
 				opt.Machine, opt.MachineWarnings = m, warnings
 				opt.MachineSource = gf.file
@@ -222,14 +261,14 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 					return usagef("%s: a network read with --graph names its own hosts", hs.flag())
 				}
 				if hs.given() {
-					if opt.Hosts, err = hs.read(ctx, e, m.N()); err != nil {
-						return err
+					if opt.Hosts, err = hs.read(lctx, e, m.N()); err != nil {
+						return reading("reading the host names ("+hs.String()+")", err)
 					}
 				} else if _, isGraph := m.(*topo.Graph); !isGraph || *machine != "" {
 					return usagef("--machine %s: name its nodes as slurm.conf does with --hostlist EXPR or --hosts FILE", *machine)
 				}
-				if opt.SlurmConf, err = readSmallFile(e, *slurmConf, "--slurm-conf"); err != nil {
-					return err
+				if opt.SlurmConf, err = readSmallFile(lctx, e, *slurmConf, "--slurm-conf"); err != nil {
+					return reading("reading slurm.conf (--slurm-conf "+*slurmConf+")", err)
 				}
 				opt.SlurmConfPath = *slurmConf
 				if *confDir != "" && !filepath.IsAbs(*confDir) {
@@ -249,8 +288,8 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 					return textin.ReadAll(r, 64<<20, "the file")
 				}
 				if *topoConf != "" {
-					if opt.TopologyConf, err = readSmallFile(e, *topoConf, "--topology-conf"); err != nil {
-						return err
+					if opt.TopologyConf, err = readSmallFile(lctx, e, *topoConf, "--topology-conf"); err != nil {
+						return reading("reading topology.conf (--topology-conf "+*topoConf+")", err)
 					}
 					opt.TopologyConfPath = *topoConf
 				}
@@ -259,10 +298,10 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 					if err != nil {
 						return fmt.Errorf("--trace: %w", err) // as --slurm-conf and --topology-conf
 					}
-					tr, err := sim.ReadTrace(textin.ContextReader(ctx, r), sim.ReadOptions{})
+					tr, err := sim.ReadTrace(textin.ContextReader(lctx, r), sim.ReadOptions{})
 					r.Close()
-					if err != nil && ctx.Err() != nil {
-						return context.Cause(ctx) // "procalloc plan: interrupted", nothing written
+					if err != nil && lctx.Err() != nil {
+						return reading("reading the history (--trace "+*trace+")", err)
 					}
 					if err != nil {
 						return fmt.Errorf("--trace %s: %w", *trace, err)
@@ -275,6 +314,12 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 				prog.Done()
 				if err != nil {
 					return err
+				}
+				if ctx.Err() != nil {
+					// Ctrl-C after the plan was made: nothing written, as in every
+					// phase before. The write itself (all files or none, 0.05 s at
+					// 196,608 hosts) is let finish once begun.
+					return context.Cause(ctx)
 				}
 				if err := writePlanFiles(e, *out, p.Files); err != nil {
 					return err
@@ -291,14 +336,15 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 	})
 }
 
-// readSmallFile reads a configuration file whole (at most 64 MiB).
-func readSmallFile(e *env, path, flag string) ([]byte, error) {
+// readSmallFile reads a configuration file whole (at most 64 MiB), stopping when
+// ctx ends.
+func readSmallFile(ctx context.Context, e *env, path, flag string) ([]byte, error) {
 	r, err := openInput(e, path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", flag, err)
 	}
 	defer r.Close()
-	data, err := textin.ReadAll(r, 64<<20, "the file")
+	data, err := textin.ReadAll(textin.ContextReader(ctx, r), 64<<20, "the file")
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", flag, path, err)
 	}

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // procalloc plan on the repository's sample writes every file of issue 29 item 5
@@ -203,23 +206,48 @@ func TestPlanSlurmConfDir(t *testing.T) {
 	}
 }
 
-// A time limit reached while the inputs are checked (here at once) ends the
-// command near the limit: exit 1, an error naming the phase and saying nothing
-// was planned, and no -o directory (before, the checks ran on past the limit).
-func TestPlanTimeLimitWhileCheckingInputs(t *testing.T) {
+// A time limit reached while the input files are read ends the command near the
+// limit, as one reached while they are checked does (plan's
+// TestPlanTimeLimitWhileCheckingInputs, TestPlanTimeLimitCountsFromStart): exit 1,
+// an error naming the phase and saying nothing was planned, and no -o directory.
+// Before, the reads were outside the limit: a limit of 1ns gave "while checking
+// the inputs" after every file was read, and a history on a pipe that sends
+// nothing was waited for without end. The pipe here never sends, so only the
+// limit can end its read: the test waits for that, not for a time.
+func TestPlanTimeLimitWhileReadingInputs(t *testing.T) {
 	dir := t.TempDir()
 	conf := filepath.Join(dir, "slurm.conf")
 	if err := os.WriteFile(conf, []byte("NodeName=n[01-64] CPUs=1\nPartitionName=p Nodes=ALL\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "plan")
-	code, _, stderr := runCLI(t, "", "plan", "--machine", "fattree:8,4:8", "--hostlist", "n[01-64]", "--slurm-conf", conf,
-		"--slurm-version", "23.11", "--time-limit", "1ns", "-o", out)
-	const want = "procalloc plan: plan time limit 1ns reached while checking the inputs"
-	if code != 1 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "nothing planned") {
-		t.Errorf("exit %d, stderr %q; want 1 and %q", code, stderr, want)
-	}
-	if _, err := os.Stat(out); !os.IsNotExist(err) {
-		t.Errorf("-o %s: %v, want none written", out, err)
+	plan := []string{"plan", "--machine", "fattree:8,4:8", "--hostlist", "n[01-64]", "--slurm-conf", conf, "--slurm-version", "23.11", "-o", out}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{append(plan, "--time-limit", "1ns"), "procalloc plan: plan time limit 1ns reached while reading the network (--machine fattree:8,4:8): nothing planned"},
+		{append(plan, "--time-limit", "2s", "--trace", "-"), "procalloc plan: plan time limit 2s reached while reading the history (--trace -): nothing planned"},
+	} {
+		src, closePipe := silentPipe(t)
+		var stdout, stderr bytes.Buffer
+		code := make(chan int, 1)
+		go func() {
+			code <- run(context.Background(), &env{stdin: src, stdout: &stdout, stderr: &stderr}, c.args)
+		}()
+		select {
+		case got := <-code:
+			if got != 1 || !strings.Contains(stderr.String(), c.want) {
+				t.Errorf("%s: exit %d, stderr %q; want 1 and %q", strings.Join(c.args, " "), got, stderr.String(), c.want)
+			}
+			closePipe()
+		case <-time.After(notAbandoned):
+			t.Errorf("%s: still reading standard input %v after the command's start", strings.Join(c.args, " "), notAbandoned)
+			closePipe()
+			<-code
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("-o %s: %v, want none written", out, err)
+		}
 	}
 }

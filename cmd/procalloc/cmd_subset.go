@@ -108,7 +108,7 @@ procalloc subset --algo ring --k 4 --points ring.txt --circumference 64`,
 			machine := fs.String("machine", "", "machine `SPEC` (with --free), e.g. mesh:32x32")
 			free := fs.String("free", "", "`FILE` of free node indices (with --machine)")
 			circ := fs.Float64("circumference", 0, "ring circumference C (--algo ring); points must lie in [0, C)")
-			limit := fs.Duration("time-limit", 0, "stop after this long: exact searches report the best subset with bound and gap, ptas its best subset so far, mm and mminc fail (0: no limit)")
+			limit := fs.Duration("time-limit", 0, "stop the search after this long: exact searches report the best subset with bound and gap, ptas its best subset so far, mm and mminc fail (counted once the points are read; reading them and writing the output are outside) (0: no limit)")
 			asJSON := fs.Bool("json", false, "print JSON")
 			out := fs.String("o", "", "write the result to `FILE` instead of stdout")
 			return func(ctx context.Context, e *env, args []string) error {

@@ -44,7 +44,7 @@ procalloc voronoi --k 4 --points grid.txt --limit 5000 --time-limit 1m -o sets.t
 			asJSON := fs.Bool("json", false, "print JSON")
 			svg := fs.String("svg", "", "also draw the points and witness centers to `FILE` (SVG)")
 			out := fs.String("o", "", "write the result to `FILE` instead of stdout")
-			timeLimit := fs.Duration("time-limit", 0, "fail, writing nothing, when the list is not complete after this long (0: no limit)")
+			timeLimit := fs.Duration("time-limit", 0, "fail, writing nothing, when the list is not complete after this long (counted once the points are read; reading them and writing the output are outside) (0: no limit)")
 			return func(ctx context.Context, e *env, args []string) error {
 				if len(args) > 0 {
 					return usagef("unexpected arguments %q", args)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -37,6 +38,71 @@ func openInput(e *env, path string) (io.ReadCloser, error) {
 		return nil, err
 	}
 	return f, nil
+}
+
+// stdinUntil returns standard input r read so that ctx's end ends a read that is
+// waiting for data: each Read runs r's in a goroutine (into a buffer of its own)
+// and returns ctx's cause as soon as ctx ends, leaving that read behind. A read of
+// a pipe that sends nothing ("sleep 30 | procalloc hostlist compress", "sim
+// --trace -" fed by a stalled job) blocks in the kernel until data comes; looking
+// at ctx before each read (textin.ContextReader) never got there, and Ctrl-C
+// waited for the watchdog's 2 s ("still running 2s after the interrupt: stopped").
+// run gives every command its standard input through it, the one place commands
+// get it (openInput's "-", --graph -, sweep -, evaluate's and hostlist's reads).
+// A file is read as before (its reads never wait); the goroutine left behind by
+// an abandoned read ends when the process does, or when r is closed (tests).
+// Given a reader of its own, it returns the same input under ctx alone: plan
+// reads standard input under its time limit (a context derived from run's), and
+// a test may run two commands with one env.
+func stdinUntil(ctx context.Context, r io.Reader) io.Reader {
+	if r == nil {
+		return nil
+	}
+	if a, ok := r.(*abandonableReader); ok {
+		r = a.r
+	}
+	return &abandonableReader{ctx: ctx, r: r}
+}
+
+// abandonableReader is stdinUntil's reader.
+type abandonableReader struct {
+	ctx context.Context
+	r   io.Reader
+	buf []byte // the reads' buffer, reused while no read was abandoned
+}
+
+// maxStdinRead bounds one read's buffer (io.ReadAll asks for ever larger ones).
+const maxStdinRead = 1 << 20
+
+type readResult struct {
+	n   int
+	err error
+}
+
+func (a *abandonableReader) Read(p []byte) (int, error) {
+	if a.ctx.Err() != nil {
+		return 0, context.Cause(a.ctx)
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	n := min(len(p), maxStdinRead)
+	if cap(a.buf) < n {
+		a.buf = make([]byte, n)
+	}
+	buf := a.buf[:n]
+	done := make(chan readResult, 1)
+	go func() {
+		n, err := a.r.Read(buf)
+		done <- readResult{n, err}
+	}()
+	select {
+	case res := <-done:
+		return copy(p, buf[:res.n]), res.err
+	case <-a.ctx.Done():
+		a.buf = nil // the abandoned read may still fill it
+		return 0, context.Cause(a.ctx)
+	}
 }
 
 // writeFileAtomic is writeOutputs for a command's one output, -o (standard output

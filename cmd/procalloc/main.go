@@ -320,6 +320,9 @@ func run(ctx context.Context, e *env, args []string) (code int) {
 	}
 	err := checkOutputs(e, outs...)
 	if err == nil {
+		// Standard input read so that Ctrl-C ends a read waiting on a silent pipe.
+		defer func(stdin io.Reader) { e.stdin = stdin }(e.stdin)
+		e.stdin = stdinUntil(ctx, e.stdin)
 		err = runFn(ctx, e, positional)
 	}
 	var ue usageError

@@ -432,15 +432,31 @@ func plainName(n string) bool {
 // hostlist does: a name extends the previous run when it has the same prefix, the
 // next number and a compatible width; consecutive runs of one prefix share a bracket.
 func Compress(names []string) (string, error) {
+	return CompressContext(context.Background(), names)
+}
+
+// CompressContext is Compress looking at ctx every few thousand names (and runs
+// written): 2^20 names in no order (a run each) took 1.3-3.6 s under load, 200,000
+// a quarter of a second, and Ctrl-C waited for it. A cancelled ctx returns
+// context.Cause(ctx) itself, unwrapped.
+func CompressContext(ctx context.Context, names []string) (string, error) {
+	look := &looker{ctx: ctx, work: lookEvery} // looks at once
+	if err := look.stopped(0); err != nil {
+		return "", err
+	}
 	var runs []hostRange
 	for _, n := range names {
+		if err := look.stopped(1); err != nil {
+			return "", err
+		}
 		e, err := cutName(n)
 		if err != nil {
 			return "", err
 		}
 		runs = extendRuns(runs, &e)
 	}
-	return string(appendRuns(nil, runs)), nil
+	b, err := appendRuns(nil, runs, look)
+	return string(b), err
 }
 
 // Compressor compresses lists of names of a fixed table as Compress does, each name
@@ -490,7 +506,8 @@ func (c *Compressor) Append(dst []byte, ids []int32) []byte {
 		}
 		prev = id
 	}
-	return appendRuns(dst, c.runs)
+	b, _ := appendRuns(dst, c.runs, nil)
+	return b
 }
 
 // nameElem is a host name cut for compression: a name with a numeric suffix of at
@@ -540,9 +557,15 @@ func extendRuns(runs []hostRange, e *nameElem) []hostRange {
 }
 
 // appendRuns writes runs as one expression; consecutive runs of one prefix share a
-// bracket.
-func appendRuns(b []byte, runs []hostRange) []byte {
+// bracket. With look (nil: none) it looks at its context every few thousand runs
+// and returns its cause when it has ended.
+func appendRuns(b []byte, runs []hostRange, look *looker) ([]byte, error) {
 	for i := 0; i < len(runs); {
+		if look != nil {
+			if err := look.stopped(1); err != nil {
+				return nil, err
+			}
+		}
 		if i > 0 {
 			b = append(b, ',')
 		}
@@ -563,6 +586,11 @@ func appendRuns(b []byte, runs []hostRange) []byte {
 		}
 		b = append(append(b, r.prefix...), '[')
 		for k := i; k < j; k++ {
+			if look != nil && k > i {
+				if err := look.stopped(1); err != nil { // one prefix's runs: all of them in a shuffled list
+					return nil, err
+				}
+			}
 			if k > i {
 				b = append(b, ',')
 			}
@@ -575,7 +603,7 @@ func appendRuns(b []byte, runs []hostRange) []byte {
 		b = append(b, ']')
 		i = j
 	}
-	return b
+	return b, nil
 }
 
 // appendPadded appends v with at least width digits (zero padded).

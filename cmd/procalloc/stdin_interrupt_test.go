@@ -1,0 +1,135 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// readStarted is a reader that closes started when its first Read begins: the test
+// then knows the command is waiting on it.
+type readStarted struct {
+	r       io.Reader
+	once    sync.Once
+	started chan struct{}
+}
+
+func (s *readStarted) Read(p []byte) (int, error) {
+	s.once.Do(func() { close(s.started) })
+	return s.r.Read(p)
+}
+
+// silentPipe is a pipe whose writer stays open and sends nothing, as "sleep 30 |
+// procalloc ..." gives: a read of it blocks until the test closes the writer.
+func silentPipe(t *testing.T) (*readStarted, func()) {
+	t.Helper()
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &readStarted{r: pr, started: make(chan struct{})}, func() { pw.Close(); pr.Close() }
+}
+
+// notAbandoned bounds the wait for a read that a cancel must abandon. The pipe's
+// writer is open and sends nothing, so the read can end only by being abandoned:
+// reaching this bound means it never was (before stdinUntil the command waited
+// forever here), not that it was slow.
+const notAbandoned = 20 * time.Second
+
+// A read of standard input waiting on a pipe that sends nothing returns the
+// context's cause once the context ends, the pipe still open; what is read before
+// passes through whole.
+func TestStdinUntilAbandonsWaitingRead(t *testing.T) {
+	src, closePipe := silentPipe(t)
+	defer closePipe()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	r := stdinUntil(ctx, src)
+	type result struct {
+		n   int
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		n, err := r.Read(make([]byte, 4096))
+		done <- result{n, err}
+	}()
+	<-src.started
+	cancel(errInterrupted)
+	select {
+	case res := <-done:
+		if res.n != 0 || !errors.Is(res.err, errInterrupted) {
+			t.Fatalf("abandoned read: %d bytes, %v; want 0 and the context's cause", res.n, res.err)
+		}
+	case <-time.After(notAbandoned):
+		t.Fatal("the read waiting on a silent pipe was not abandoned when its context ended")
+	}
+	if n, err := r.Read(make([]byte, 1)); n != 0 || !errors.Is(err, errInterrupted) {
+		t.Errorf("read after the cancel: %d, %v; want the cause", n, err)
+	}
+
+	// Live: the bytes of a pipe written in pieces, 3 MB (reads of at most
+	// maxStdinRead each), arrive whole and in order.
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := bytes.Repeat([]byte("n0001,n0002\nx[1-7]\n"), 3<<20/19)
+	go func() {
+		for b := want; len(b) > 0; {
+			k := min(len(b), 70001)
+			pw.Write(b[:k])
+			b = b[k:]
+		}
+		pw.Close()
+	}()
+	got, err := io.ReadAll(stdinUntil(context.Background(), pr))
+	pr.Close()
+	if err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("read %d bytes (%v), want the %d written", len(got), err, len(want))
+	}
+}
+
+// Ctrl-C while a command waits on standard input that sends nothing ends it as an
+// interrupt ends it elsewhere (exit 130, "interrupted", no -o file), not by the
+// watchdog's "still running 2s after the interrupt".
+func TestCtrlCWhileWaitingOnStdin(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"hostlist", "compress"},
+		{"hostlist", "expand", "-", "-o", filepath.Join(dir, "names.txt")},
+		{"sim", "--trace", "-", "--machine", "mesh:4x4", "--alloc", "mc1x1"},
+		{"plan", "--machine", "mesh:4x4", "--hostlist", "n[01-16]", "--slurm-conf", "-", "-o", filepath.Join(dir, "plan")},
+		{"order", "--graph", "-", "--weights", "exp:2:3"},
+		{"sweep", "-"},
+	} {
+		name := strings.Join(args, " ")
+		src, closePipe := silentPipe(t)
+		ctx, cancel := context.WithCancelCause(context.Background())
+		var out, errb bytes.Buffer
+		code := make(chan int, 1)
+		go func() { code <- run(ctx, &env{stdin: src, stdout: &out, stderr: &errb}, args) }()
+		<-src.started
+		cancel(errInterrupted)
+		select {
+		case c := <-code:
+			if c != exitInterrupted || !strings.Contains(errb.String(), "interrupted") {
+				t.Errorf("%s: exit %d, stderr %q; want %d and interrupted", name, c, errb.String(), exitInterrupted)
+			}
+			closePipe()
+		case <-time.After(notAbandoned):
+			t.Errorf("%s: still waiting on standard input after the interrupt", name)
+			closePipe()
+			<-code
+		}
+		if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+			t.Errorf("%s: wrote %v", name, ents)
+		}
+	}
+}
