@@ -89,8 +89,9 @@ type graphGenAlg struct {
 	kGen        uint32
 	kAt         []int32
 	rKeys, rCnt []int32
-	rKeysB      []int32
-	keyRuns     bool // the hosts of every key are consecutive, the keys ascending
+	rKeysB      []int32 // the routers at the cutoff distance, by bucket of keys
+	bOff        []int32 // their buckets' offsets in rKeysB
+	keyRuns     bool    // the hosts of every key are consecutive, the keys ascending
 
 	ftRank  []int32 // a fat tree's free hosts before each leaf (decideFatTree)
 	ftPairs []int64 // its prefix sums of C(free, 2) per group of each level

@@ -507,3 +507,75 @@ func TestGraphGenAlgByCountsMatchesPlain(t *testing.T) {
 		}
 	}
 }
+
+// TestGraphGenAlgDragonflyCutoffBuckets: on dragonflies of 192 and 160 routers (3
+// buckets of 64 keys each in routerJob's cutoff), built, read from a file in order
+// (keys ascending with the hosts: the bucket walk) and with the hosts shuffled (the
+// merge), with k past a group's hosts (the cutoff among the routers two hops away
+// or farther), half the free hosts or all but a few, and uneven free counts (whole
+// routers free or busy: tied routers; routers all free, all busy or a random share),
+// the decision is the definition's. Walking the buckets from the last fails it
+// alone.
+func TestGraphGenAlgDragonflyCutoffBuckets(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 12))
+	ms := graphsOf(t,
+		"dragonfly:hosts_per_router=2,routers_per_group=8,intergroup_links=1,num_groups=24",
+		"dragonfly:hosts_per_router=1,routers_per_group=16,intergroup_links=1,num_groups=10")
+	for _, spec := range slices.Sorted(maps.Keys(ms)) {
+		g := ms[spec]
+		ms[spec+" file"] = readText(t, textOf(g, nil))
+		ms[spec+" file, hosts shuffled"] = readText(t, textOf(g, rng.Perm(g.N())))
+	}
+	trials := 16
+	if testing.Short() {
+		trials = 6
+	}
+	for _, name := range slices.Sorted(maps.Keys(ms)) {
+		g := ms[name]
+		n := g.N()
+		sh, ok := g.Dragonfly()
+		if !ok {
+			t.Fatalf("%s: not recognised as a dragonfly", name)
+		}
+		// A host's router: its one neighbour.
+		var nb []int
+		router := make([]int, n)
+		for v := range n {
+			router[v] = g.Neighbors(v, nb[:0])[0]
+		}
+		a := newGraphGenAlg(g)
+		for trial := range trials {
+			share := make(map[int]float64) // per router: the chance each of its hosts is free
+			var free []int
+			for v := range n {
+				r := router[v]
+				p, seen := share[r]
+				if !seen {
+					switch trial % 3 {
+					case 0: // whole routers free or busy
+						p = float64(rng.IntN(2))
+					case 1:
+						p = []float64{0, 1, rng.Float64()}[rng.IntN(3)]
+					default:
+						p = 0.2 + 0.8*rng.Float64()
+					}
+					share[r] = p
+				}
+				if rng.Float64() < p {
+					free = append(free, v)
+				}
+			}
+			if len(free) < 4 {
+				continue
+			}
+			f := len(free)
+			for _, k := range []int{
+				min(f-1, sh.HostsPerRouter*sh.RoutersPerGroup+1+rng.IntN(f/2+1)),
+				max(1, f/2+rng.IntN(f/3+1)),
+				max(1, f-1-rng.IntN(max(1, f/8))),
+			} {
+				decideAsPlain(t, a, g, free, k, fmt.Sprintf("%s trial %d", name, trial))
+			}
+		}
+	}
+}
