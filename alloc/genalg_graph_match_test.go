@@ -375,12 +375,17 @@ func TestGraphGenAlgMatchesPlainWithoutTable(t *testing.T) {
 func TestGraphGenAlgStopsAtEveryLook(t *testing.T) {
 	defer func(w int) { genalgCtxWork = w }(genalgCtxWork)
 	genalgCtxWork = 1 // a look at every key and anchor
-	for _, spec := range []string{"fattree:8,8:8,8:16", "dragonfly:hosts_per_router=4,routers_per_group=8,intergroup_links=2,num_groups=17"} {
-		m, err := topo.ParseMachine(spec)
+	// (a fat tree built, a dragonfly, a fat tree read from a file)
+	for _, spec := range []string{"fattree:8,8:8,8:16", "dragonfly:hosts_per_router=4,routers_per_group=8,intergroup_links=2,num_groups=17", "file:fattree:4,4:4,4:4,4:3"} {
+		inner, file := strings.CutPrefix(spec, "file:")
+		m, err := topo.ParseMachine(inner)
 		if err != nil {
 			t.Fatal(err)
 		}
 		g := m.(*topo.Graph)
+		if file { // in its order: class jobs from counts, the winner listed after
+			g = readText(t, textOf(g, nil))
+		}
 		if err := g.BuildHopIndex(context.Background()); err != nil { // its looks are not the decision's
 			t.Fatal(err)
 		}
@@ -442,6 +447,13 @@ func TestGraphGenAlgByCountsMatchesPlain(t *testing.T) {
 		"dragonfly:hosts_per_router=3,routers_per_group=4,intergroup_links=1,num_groups=9")
 	df := ms["dragonfly:hosts_per_router=3,routers_per_group=4,intergroup_links=1,num_groups=9"]
 	ms["dragonfly file, hosts shuffled"] = readText(t, textOf(df, rng.Perm(df.N())))
+	// Fat trees read from a file in their order (a pod's hosts consecutive: class
+	// jobs scored from counts, classCount) and shuffled (listed and scored).
+	for _, spec := range []string{"fattree:4,4:4,4:4,4:3", "fattree:6,3:4,2:5"} {
+		ft := ms[spec]
+		ms[spec+" file"] = readText(t, textOf(ft, nil))
+		ms[spec+" file, hosts shuffled"] = readText(t, textOf(ft, rng.Perm(ft.N())))
+	}
 	names := slices.Sorted(maps.Keys(ms))
 	trials := 60
 	if testing.Short() {
@@ -576,6 +588,69 @@ func TestGraphGenAlgDragonflyCutoffBuckets(t *testing.T) {
 			} {
 				decideAsPlain(t, a, g, free, k, fmt.Sprintf("%s trial %d", name, trial))
 			}
+		}
+	}
+}
+
+// TestGraphGenAlgClassCountIsListed: on fat trees read from a file in their order
+// (classCounts), every key's class job scored from counts (classCount) has the
+// score of the same job listed and scored host by host (PairDistSum), on random
+// free sets and k past a pod's free hosts; and at least one class job a decision
+// is scored from counts.
+func TestGraphGenAlgClassCountIsListed(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 25))
+	ctx := context.Background()
+	for _, spec := range []string{"fattree:4,4:4,4:4,4:3", "fattree:6,3:4,2:5", "fattree:2,2:3,3:4"} {
+		ft := graphsOf(t, spec)[spec]
+		g := readText(t, textOf(ft, nil))
+		a := newGraphGenAlg(g)
+		counted := 0
+		for trial := range 40 {
+			free := randomFreeHosts(rng, g)
+			if len(free) < 3 {
+				continue
+			}
+			k := 1 + rng.IntN(len(free)-1)
+			decideAsPlain(t, a, g, free, k, fmt.Sprintf("%s file trial %d", spec, trial))
+			if !a.classCounts {
+				t.Fatalf("%s file: not scored from counts", spec)
+			}
+			// The same free set, every key's job both ways.
+			if err := a.st.Release(a.best); err != nil {
+				t.Fatal(err)
+			}
+			a.group()
+			poll := func(int) error { return nil }
+			err := a.hk.Rows(ctx, a.keys, func(i int, row []int32) {
+				x := a.keys[i]
+				a.dist = a.dist[:0]
+				for _, y := range a.keys {
+					a.dist = append(a.dist, row[y])
+				}
+				a.bestCenter, a.bestLazy = -1, false
+				if err := a.decideKey(x, a.keys, a.dist, -1, k, poll); err != nil {
+					t.Fatal(err)
+				}
+				if !a.bestLazy {
+					return // not a class job, or not from counts
+				}
+				counted++
+				fromCounts := a.bestScore
+				a.listing, a.bestCenter = true, -1
+				if err := a.decideKey(x, a.keys, a.dist, -1, k, poll); err != nil {
+					t.Fatal(err)
+				}
+				a.listing = false
+				if a.bestScore != fromCounts {
+					t.Fatalf("%s file trial %d, key %d, k = %d: %d from counts, %d listed (%v)", spec, trial, x, k, fromCounts, a.bestScore, a.best)
+				}
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if counted == 0 {
+			t.Fatalf("%s file: no class job scored from counts", spec)
 		}
 	}
 }

@@ -1,14 +1,17 @@
 package bench
 
 import (
+	"bytes"
 	"fmt"
 	"math/bits"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/procalloc/procalloc/alloc"
 	"github.com/procalloc/procalloc/internal/ctxtest"
+	"github.com/procalloc/procalloc/internal/fabrictest"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -16,7 +19,7 @@ import (
 // merlin's shape at 4,096, 32,768 and 131,072 hosts (16 hosts a leaf, 16 leaves a
 // pod) and dragonflies of 10,240 hosts (2,560 routers: the hop index's key table) and
 // 100,352 hosts (12,544 routers: no table), then both at 2 x 10^5 hosts (196,608
-// and 199,680).
+// and 199,680), and the 131,072-host fat tree read from an ibnetdiscover dump.
 var genalgNetworks = []string{
 	"fattree:16,16:16,16:16",
 	"fattree:16,16:16,16:128",
@@ -25,6 +28,31 @@ var genalgNetworks = []string{
 	"dragonfly:hosts_per_router=8,routers_per_group=64,intergroup_links=4,num_groups=196",
 	"fattree:16,16:16,16:16,16:48",
 	"dragonfly:hosts_per_router=8,routers_per_group=64,intergroup_links=4,num_groups=390",
+	"dump:fattree:16,16:16,16:16,16:32",
+}
+
+// genalgMachine is the network of spec; "dump:SPEC" is SPEC written as an
+// ibnetdiscover dump (hosts n000000...) and read back: a fat tree on the generic
+// key-table path, its hosts in the file's (name) order.
+func genalgMachine(b *testing.B, spec string) topo.Machine {
+	inner, dump := strings.CutPrefix(spec, "dump:")
+	m, err := topo.ParseMachine(inner)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if !dump {
+		return m
+	}
+	var buf bytes.Buffer
+	d := fabrictest.Dump{Graph: m.(*topo.Graph), Ports: 40, HostName: func(v int) string { return fmt.Sprintf("n%06d", v) }}
+	if err := fabrictest.WriteDump(&buf, d, fabrictest.IBNetDiscover); err != nil {
+		b.Fatal(err)
+	}
+	g, err := topo.ReadIBNetDiscover(&buf, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return g
 }
 
 // fragmentedFree is the free set a stream of jobs leaves: jobs of log-uniform sizes
@@ -72,10 +100,7 @@ func BenchmarkGenAlgNetworkDecision(b *testing.B) {
 	for _, spec := range genalgNetworks {
 		for _, k := range []int{16, 256, 4096} {
 			b.Run(fmt.Sprintf("%s/k=%d", spec, k), func(b *testing.B) {
-				m, err := topo.ParseMachine(spec)
-				if err != nil {
-					b.Fatal(err)
-				}
+				m := genalgMachine(b, spec)
 				free, jobs := fragmentedFree(b, m)
 				a, err := alloc.Parse("genalg", m, alloc.Options{NoMemo: true})
 				if err != nil {
