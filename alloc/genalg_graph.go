@@ -44,7 +44,11 @@ import (
 // O(groups x levels); on a dragonfly (HopKeys.Near) whose hosts all hang on their
 // routers, routerJob (genalg_graph_df.go) counts each router's candidate per router
 // and scores it from the counts (HopKeys.DragonflyCountSum), O(routers of the
-// candidate x global links^2). Only the winner's hosts are listed.
+// candidate x global links^2). Only the winner's hosts are listed. On a network
+// read from a file whose hosts all hang on anchors and are numbered key by key (a
+// fat tree's dump), a key's one candidate (when it takes in all the key's hosts) is
+// scored from its hosts per key and anchor and the key table (classCount), listed
+// only if it wins.
 // TestGraphGenAlgMatchesPlain and TestGraphGenAlgByCountsMatchesPlain check it
 // against the definition (the former code, kept in the test) on thousands of random
 // free sets.

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/procalloc/procalloc/alloc"
@@ -126,6 +127,7 @@ func BenchmarkGenAlgNetworkDecision(b *testing.B) {
 					b.Fatal(err)
 				}
 				b.ResetTimer()
+				cpu0 := cpuNanos(syscall.RUSAGE_SELF)
 				for b.Loop() {
 					nodes, err := a.Allocate(k)
 					if err != nil {
@@ -135,10 +137,21 @@ func BenchmarkGenAlgNetworkDecision(b *testing.B) {
 						b.Fatal(err)
 					}
 				}
+				b.ReportMetric(float64(cpuNanos(syscall.RUSAGE_SELF)-cpu0)/float64(b.N), "cpu-ns/op")
 				b.ReportMetric(float64(len(free)), "free")
 				b.ReportMetric(float64(jobs), "jobs")
 				b.ReportMetric(float64(counting.Looks()), "looks")
 			})
 		}
 	}
+}
+
+// cpuNanos is the user and system CPU time, in nanoseconds, of the process
+// (syscall.RUSAGE_SELF: every thread, the collector's too) or of the calling
+// thread (syscall.RUSAGE_THREAD, with runtime.LockOSThread): on the shared VM the
+// CPU the code took, which the wall time mixes with other processes' load.
+func cpuNanos(who int) int64 {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(who, &ru)
+	return ru.Utime.Nano() + ru.Stime.Nano()
 }
