@@ -221,10 +221,17 @@ func (a *graphGenAlg) AllocateContext(ctx context.Context, k int) ([]int, error)
 				stop = a.decideKey(a.keys[i], a.keys, a.dist, -1, k, poll)
 			}
 		})
-		if err == nil && stop == nil && a.bestLazy {
-			// The best is a key's class job scored from counts: list it.
-			x := a.bestKey
-			a.listing, a.bestCenter = true, -1
+	}
+	if err == nil && stop == nil && a.bestLazy {
+		// The best is a key's class job scored from counts: list it, from the
+		// same distances.
+		x := a.bestKey
+		a.listing, a.bestCenter = true, -1
+		if short {
+			_, err = a.hk.Near(ctx, []int32{x}, func(_ int, near, dist []int32, far int32) {
+				stop = a.decideKey(x, near, dist, far, k, poll)
+			})
+		} else {
 			err = a.hk.Rows(ctx, []int32{x}, func(_ int, row []int32) {
 				a.dist = a.dist[:0]
 				for _, y := range a.keys {
@@ -232,8 +239,8 @@ func (a *graphGenAlg) AllocateContext(ctx context.Context, k int) ([]int, error)
 				}
 				stop = a.decideKey(x, a.keys, a.dist, -1, k, poll)
 			})
-			a.listing = false
 		}
+		a.listing = false
 	}
 	if err == nil {
 		err = stop
