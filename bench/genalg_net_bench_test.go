@@ -99,7 +99,7 @@ func fragmentedFree(b *testing.B, m topo.Machine) ([]int, int) {
 //	go test -run '^$' -bench GenAlgNetworkDecision -benchtime 3x ./bench
 func BenchmarkGenAlgNetworkDecision(b *testing.B) {
 	for _, spec := range genalgNetworks {
-		for _, k := range []int{16, 256, 4096} {
+		for _, k := range []int{16, 256, 4096, 10000} {
 			b.Run(fmt.Sprintf("%s/k=%d", spec, k), func(b *testing.B) {
 				m := genalgMachine(b, spec)
 				free, jobs := fragmentedFree(b, m)
