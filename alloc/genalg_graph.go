@@ -44,7 +44,11 @@ import (
 // O(groups x levels); on a dragonfly (HopKeys.Near) whose hosts all hang on their
 // routers, routerJob (genalg_graph_df.go) counts each router's candidate per router
 // and scores it from the counts (HopKeys.DragonflyCountSum), O(routers of the
-// candidate x global links^2). Only the winner's hosts are listed.
+// candidate x global links^2). Only the winner's hosts are listed. On a network
+// read from a file whose hosts all hang on anchors and are numbered key by key (a
+// fat tree's dump), a key's one candidate (when it takes in all the key's hosts) is
+// scored from its hosts per key and anchor and the key table (classCount), listed
+// only if it wins.
 // TestGraphGenAlgMatchesPlain and TestGraphGenAlgByCountsMatchesPlain check it
 // against the definition (the former code, kept in the test) on thousands of random
 // free sets.
@@ -89,8 +93,22 @@ type graphGenAlg struct {
 	kGen        uint32
 	kAt         []int32
 	rKeys, rCnt []int32
-	rKeysB      []int32
-	keyRuns     bool // the hosts of every key are consecutive, the keys ascending
+	rKeysB      []int32 // the routers at the cutoff distance, by bucket of keys
+	bOff        []int32 // their buckets' offsets in rKeysB
+	keyRuns     bool    // the hosts of every key are consecutive, the keys ascending
+
+	// A key's candidate scored from counts (classCount): every host pendant, the
+	// hosts of every key consecutive and the keys ascending (keyRuns), a key table.
+	classCounts bool
+	listing     bool    // decideKey lists (and scores) a class job, not from counts
+	bestLazy    bool    // the best is key bestKey's class job, scored from counts: not listed yet
+	pairAnc     []int64 // per key: pairs of free hosts on one of its anchors
+	cKeys       []int32 // a class job's keys and their hosts (classCount)
+	cCnt        []int64
+	cGrp        []int32  // the groups of its cutoff bucket
+	aStamp      []uint32 // anchor -> aGen when counted in aCnt
+	aCnt        []int32
+	aGen        uint32
 
 	ftRank  []int32 // a fat tree's free hosts before each leaf (decideFatTree)
 	ftPairs []int64 // its prefix sums of C(free, 2) per group of each level
@@ -158,12 +176,20 @@ func (a *graphGenAlg) AllocateContext(ctx context.Context, k int) ([]int, error)
 		for v := 1; v < len(hk.Key); v++ {
 			a.keyRuns = a.keyRuns && (hk.Key[v] == hk.Key[v-1] || hk.Key[v] == hk.Key[v-1]+1)
 		}
+		_, table := hk.KeyDist(0, 0)
+		a.classCounts = a.keyRuns && table && !a.dfCounts
+		for _, o := range hk.Off {
+			a.classCounts = a.classCounts && o == 1
+		}
+		if a.classCounts {
+			a.aStamp, a.aCnt = make([]uint32, hk.NumAnchors), make([]int32, hk.NumAnchors)
+		}
 	}
 	if err := context.Cause(ctx); err != nil {
 		return nil, err
 	}
 	a.group()
-	a.bestScore, a.bestCenter, a.bestKey = 0, -1, -1
+	a.bestScore, a.bestCenter, a.bestKey, a.bestLazy = 0, -1, -1, false
 	work := 0
 	poll := func(w int) error {
 		if work += w; work >= genalgCtxWork {
@@ -195,6 +221,26 @@ func (a *graphGenAlg) AllocateContext(ctx context.Context, k int) ([]int, error)
 				stop = a.decideKey(a.keys[i], a.keys, a.dist, -1, k, poll)
 			}
 		})
+	}
+	if err == nil && stop == nil && a.bestLazy {
+		// The best is a key's class job scored from counts: list it, from the
+		// same distances.
+		x := a.bestKey
+		a.listing, a.bestCenter = true, -1
+		if short {
+			_, err = a.hk.Near(ctx, []int32{x}, func(_ int, near, dist []int32, far int32) {
+				stop = a.decideKey(x, near, dist, far, k, poll)
+			})
+		} else {
+			err = a.hk.Rows(ctx, []int32{x}, func(_ int, row []int32) {
+				a.dist = a.dist[:0]
+				for _, y := range a.keys {
+					a.dist = append(a.dist, row[y])
+				}
+				stop = a.decideKey(x, a.keys, a.dist, -1, k, poll)
+			})
+		}
+		a.listing = false
 	}
 	if err == nil {
 		err = stop
@@ -249,6 +295,14 @@ func (a *graphGenAlg) group() {
 		a.total1 += int64(a.grpOff[2*x+2] - a.grpOff[2*x+1])
 		if a.grpOff[2*x+2] > a.grpOff[2*x] {
 			a.keys = append(a.keys, x)
+		}
+	}
+	if a.classCounts {
+		a.pairAnc = slices.Grow(a.pairAnc[:0], hk.NumKeys)[:hk.NumKeys]
+		clear(a.pairAnc)
+		for an := range hk.NumAnchors {
+			c := int64(a.ancOff[an+1] - a.ancOff[an])
+			a.pairAnc[hk.AnchorKey[an]] += c * (c - 1) / 2
 		}
 	}
 	a.kaOff = resizeZero(a.kaOff, hk.NumKeys+1)
@@ -382,6 +436,20 @@ func (a *graphGenAlg) decideKey(x int32, near, dist []int32, far int32, k int, p
 		gi, b := a.srcB[i], a.srcB[i+1]
 		a.srcGrp[a.fill[b]] = gi
 		a.fill[b]++
+	}
+	if classJob && a.classCounts && !a.listing {
+		// The same job scored from its counts per key and anchor, listed only if
+		// it wins (bestLazy).
+		s, w, ok := a.classCount(x, int(a.cuts[0]), int(a.cuts[1]), k)
+		if err := poll(w); err != nil {
+			return err
+		}
+		if ok {
+			if center := int(a.grp(2*x + 1)[0]); a.better(s, center) {
+				a.bestScore, a.bestCenter, a.bestKey, a.bestLazy = s, center, x, true
+			}
+			return nil
+		}
 	}
 	if classJob {
 		// The first k of every anchor's list hold all of x's hosts: one job for the
@@ -578,9 +646,85 @@ func (a *graphGenAlg) better(score int64, center int) bool {
 
 func (a *graphGenAlg) candidate(score int64, center int, set []int) {
 	if a.better(score, center) {
-		a.bestScore, a.bestCenter = score, center
+		a.bestScore, a.bestCenter, a.bestLazy = score, center, false
 		a.best = append(a.best[:0], set...)
 	}
+}
+
+// classCount scores key x's class job (every host of x, of the other keys' groups
+// in the buckets below bStar and the m smallest of bucket bStar's) from counts, on
+// a network of pendant hosts whose keys hold consecutive hosts in key order
+// (classCounts): bucket bStar's groups, one per key, taken whole by key (their
+// hosts in index order) and the last one's first hosts. For distinct hosts
+// Dist = 1 + 1 + D, so the job's total is k(k-1) + 2 x (pairs of one key on
+// different anchors) + the sum over pairs of keys of their hosts' product times
+// the keys' distance (HopKeys.KeyDist): O(keys of the job^2 + the last group),
+// against listing and scoring k hosts. It returns the score, the work done, and
+// false when it does not apply (hosts out of reach, or more keys than listing
+// would cost).
+func (a *graphGenAlg) classCount(x int32, bStar, m, k int) (int64, int, bool) {
+	c2 := func(c int64) int64 { return c * (c - 1) / 2 }
+	keys, cnt := a.cKeys[:0], a.cCnt[:0]
+	own := int64(len(a.grp(2*x + 1)))
+	keys, cnt = append(keys, x), append(cnt, own)
+	twins := c2(own) - a.pairAnc[x]
+	if a.srcOff[1] > 0 {
+		return 0, 1, false // hosts x cannot reach (bucket 0)
+	}
+	for b := 1; b < bStar; b++ {
+		for _, gi := range a.srcGrp[a.srcOff[b]:a.srcOff[b+1]] {
+			c := int64(a.grpOff[gi+1] - a.grpOff[gi])
+			keys, cnt = append(keys, gi/2), append(cnt, c)
+			twins += c2(c) - a.pairAnc[gi/2]
+		}
+	}
+	grps := append(a.cGrp[:0], a.srcGrp[a.srcOff[bStar]:a.srcOff[bStar+1]]...)
+	slices.Sort(grps) // by key: by host
+	a.cGrp = grps
+	work := len(keys) + len(grps)
+	for _, gi := range grps {
+		g := a.grp(gi)
+		if len(g) < m {
+			keys, cnt = append(keys, gi/2), append(cnt, int64(len(g)))
+			twins += c2(int64(len(g))) - a.pairAnc[gi/2]
+			m -= len(g)
+			continue
+		}
+		// The group's first m hosts: each pairs with those before it but the
+		// ones on its anchor.
+		keys, cnt = append(keys, gi/2), append(cnt, int64(m))
+		work += m
+		a.aGen++
+		if a.aGen == 0 {
+			clear(a.aStamp)
+			a.aGen = 1
+		}
+		for i, v := range g[:m] {
+			an := a.hk.Anchor[v]
+			if a.aStamp[an] != a.aGen {
+				a.aStamp[an], a.aCnt[an] = a.aGen, 0
+			}
+			twins += int64(i) - int64(a.aCnt[an])
+			a.aCnt[an]++
+		}
+		break
+	}
+	a.cKeys, a.cCnt = keys, cnt
+	if len(keys)*len(keys) > 4*k {
+		return 0, work, false
+	}
+	work += len(keys) * len(keys) / 2
+	var cross int64
+	for i, u := range keys {
+		for j := i + 1; j < len(keys); j++ {
+			d, _ := a.hk.KeyDist(u, keys[j])
+			if d < 0 {
+				return 0, work, false
+			}
+			cross += cnt[i] * cnt[j] * int64(d)
+		}
+	}
+	return int64(k)*int64(k-1) + 2*twins + cross, work, true
 }
 
 // resizeZero returns b with length n, zeroed, reusing its array when it can.

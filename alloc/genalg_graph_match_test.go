@@ -375,12 +375,17 @@ func TestGraphGenAlgMatchesPlainWithoutTable(t *testing.T) {
 func TestGraphGenAlgStopsAtEveryLook(t *testing.T) {
 	defer func(w int) { genalgCtxWork = w }(genalgCtxWork)
 	genalgCtxWork = 1 // a look at every key and anchor
-	for _, spec := range []string{"fattree:8,8:8,8:16", "dragonfly:hosts_per_router=4,routers_per_group=8,intergroup_links=2,num_groups=17"} {
-		m, err := topo.ParseMachine(spec)
+	// (a fat tree built, a dragonfly, a fat tree read from a file)
+	for _, spec := range []string{"fattree:8,8:8,8:16", "dragonfly:hosts_per_router=4,routers_per_group=8,intergroup_links=2,num_groups=17", "file:fattree:4,4:4,4:4,4:3"} {
+		inner, file := strings.CutPrefix(spec, "file:")
+		m, err := topo.ParseMachine(inner)
 		if err != nil {
 			t.Fatal(err)
 		}
 		g := m.(*topo.Graph)
+		if file { // in its order: class jobs from counts, the winner listed after
+			g = readText(t, textOf(g, nil))
+		}
 		if err := g.BuildHopIndex(context.Background()); err != nil { // its looks are not the decision's
 			t.Fatal(err)
 		}
@@ -442,6 +447,13 @@ func TestGraphGenAlgByCountsMatchesPlain(t *testing.T) {
 		"dragonfly:hosts_per_router=3,routers_per_group=4,intergroup_links=1,num_groups=9")
 	df := ms["dragonfly:hosts_per_router=3,routers_per_group=4,intergroup_links=1,num_groups=9"]
 	ms["dragonfly file, hosts shuffled"] = readText(t, textOf(df, rng.Perm(df.N())))
+	// Fat trees read from a file in their order (a pod's hosts consecutive: class
+	// jobs scored from counts, classCount) and shuffled (listed and scored).
+	for _, spec := range []string{"fattree:4,4:4,4:4,4:3", "fattree:6,3:4,2:5"} {
+		ft := ms[spec]
+		ms[spec+" file"] = readText(t, textOf(ft, nil))
+		ms[spec+" file, hosts shuffled"] = readText(t, textOf(ft, rng.Perm(ft.N())))
+	}
 	names := slices.Sorted(maps.Keys(ms))
 	trials := 60
 	if testing.Short() {
@@ -504,6 +516,141 @@ func TestGraphGenAlgByCountsMatchesPlain(t *testing.T) {
 			f := len(free)
 			k := []int{min(per, f-1), min(per+1, f-1), min(2*per+rng.IntN(per), f-1), max(1, f/4+rng.IntN(f/2+1)), f - 1}[rng.IntN(5)]
 			decideAsPlain(t, a, g, free, k, fmt.Sprintf("%s trial %d", name, trial))
+		}
+	}
+}
+
+// TestGraphGenAlgDragonflyCutoffBuckets: on dragonflies of 192 and 160 routers (3
+// buckets of 64 keys each in routerJob's cutoff), built, read from a file in order
+// (keys ascending with the hosts: the bucket walk) and with the hosts shuffled (the
+// merge), with k past a group's hosts (the cutoff among the routers two hops away
+// or farther), half the free hosts or all but a few, and uneven free counts (whole
+// routers free or busy: tied routers; routers all free, all busy or a random share),
+// the decision is the definition's. Walking the buckets from the last fails it
+// alone.
+func TestGraphGenAlgDragonflyCutoffBuckets(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 12))
+	ms := graphsOf(t,
+		"dragonfly:hosts_per_router=2,routers_per_group=8,intergroup_links=1,num_groups=24",
+		"dragonfly:hosts_per_router=1,routers_per_group=16,intergroup_links=1,num_groups=10")
+	for _, spec := range slices.Sorted(maps.Keys(ms)) {
+		g := ms[spec]
+		ms[spec+" file"] = readText(t, textOf(g, nil))
+		ms[spec+" file, hosts shuffled"] = readText(t, textOf(g, rng.Perm(g.N())))
+	}
+	trials := 16
+	if testing.Short() {
+		trials = 6
+	}
+	for _, name := range slices.Sorted(maps.Keys(ms)) {
+		g := ms[name]
+		n := g.N()
+		sh, ok := g.Dragonfly()
+		if !ok {
+			t.Fatalf("%s: not recognised as a dragonfly", name)
+		}
+		// A host's router: its one neighbour.
+		var nb []int
+		router := make([]int, n)
+		for v := range n {
+			router[v] = g.Neighbors(v, nb[:0])[0]
+		}
+		a := newGraphGenAlg(g)
+		for trial := range trials {
+			share := make(map[int]float64) // per router: the chance each of its hosts is free
+			var free []int
+			for v := range n {
+				r := router[v]
+				p, seen := share[r]
+				if !seen {
+					switch trial % 3 {
+					case 0: // whole routers free or busy
+						p = float64(rng.IntN(2))
+					case 1:
+						p = []float64{0, 1, rng.Float64()}[rng.IntN(3)]
+					default:
+						p = 0.2 + 0.8*rng.Float64()
+					}
+					share[r] = p
+				}
+				if rng.Float64() < p {
+					free = append(free, v)
+				}
+			}
+			if len(free) < 4 {
+				continue
+			}
+			f := len(free)
+			for _, k := range []int{
+				min(f-1, sh.HostsPerRouter*sh.RoutersPerGroup+1+rng.IntN(f/2+1)),
+				max(1, f/2+rng.IntN(f/3+1)),
+				max(1, f-1-rng.IntN(max(1, f/8))),
+			} {
+				decideAsPlain(t, a, g, free, k, fmt.Sprintf("%s trial %d", name, trial))
+			}
+		}
+	}
+}
+
+// TestGraphGenAlgClassCountIsListed: on fat trees read from a file in their order
+// (classCounts), every key's class job scored from counts (classCount) has the
+// score of the same job listed and scored host by host (PairDistSum), on random
+// free sets and k past a pod's free hosts; and at least one class job a decision
+// is scored from counts.
+func TestGraphGenAlgClassCountIsListed(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 25))
+	ctx := context.Background()
+	for _, spec := range []string{"fattree:4,4:4,4:4,4:3", "fattree:6,3:4,2:5", "fattree:2,2:3,3:4"} {
+		ft := graphsOf(t, spec)[spec]
+		g := readText(t, textOf(ft, nil))
+		a := newGraphGenAlg(g)
+		counted := 0
+		for trial := range 40 {
+			free := randomFreeHosts(rng, g)
+			if len(free) < 3 {
+				continue
+			}
+			k := 1 + rng.IntN(len(free)-1)
+			decideAsPlain(t, a, g, free, k, fmt.Sprintf("%s file trial %d", spec, trial))
+			if !a.classCounts {
+				t.Fatalf("%s file: not scored from counts", spec)
+			}
+			// The same free set, every key's job both ways.
+			if err := a.st.Release(a.best); err != nil {
+				t.Fatal(err)
+			}
+			a.group()
+			poll := func(int) error { return nil }
+			err := a.hk.Rows(ctx, a.keys, func(i int, row []int32) {
+				x := a.keys[i]
+				a.dist = a.dist[:0]
+				for _, y := range a.keys {
+					a.dist = append(a.dist, row[y])
+				}
+				a.bestCenter, a.bestLazy = -1, false
+				if err := a.decideKey(x, a.keys, a.dist, -1, k, poll); err != nil {
+					t.Fatal(err)
+				}
+				if !a.bestLazy {
+					return // not a class job, or not from counts
+				}
+				counted++
+				fromCounts := a.bestScore
+				a.listing, a.bestCenter = true, -1
+				if err := a.decideKey(x, a.keys, a.dist, -1, k, poll); err != nil {
+					t.Fatal(err)
+				}
+				a.listing = false
+				if a.bestScore != fromCounts {
+					t.Fatalf("%s file trial %d, key %d, k = %d: %d from counts, %d listed (%v)", spec, trial, x, k, fromCounts, a.bestScore, a.best)
+				}
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if counted == 0 {
+			t.Fatalf("%s file: no class job scored from counts", spec)
 		}
 	}
 }

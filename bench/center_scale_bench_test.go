@@ -66,8 +66,7 @@ func BenchmarkCenterScaleSDSC(b *testing.B) {
 						}
 						held := make([][]int, w.Jobs)
 						lat = lat[:0]
-						var ru0, ru1 syscall.Rusage
-						_ = syscall.Getrusage(syscall.RUSAGE_THREAD, &ru0)
+						cpu0 := cpuNanos(syscall.RUSAGE_THREAD)
 						for _, op := range w.Ops {
 							if op.Release {
 								if err := a.Release(held[op.Job]); err != nil {
@@ -86,8 +85,7 @@ func BenchmarkCenterScaleSDSC(b *testing.B) {
 							wall += d
 							held[op.Job] = nodes
 						}
-						_ = syscall.Getrusage(syscall.RUSAGE_THREAD, &ru1)
-						cpu += time.Duration(ru1.Utime.Nano() + ru1.Stime.Nano() - ru0.Utime.Nano() - ru0.Stime.Nano())
+						cpu += time.Duration(cpuNanos(syscall.RUSAGE_THREAD) - cpu0)
 						decisions += len(lat)
 					}
 					slices.Sort(lat)

@@ -172,6 +172,30 @@ func (hk *HopKeys) Rows(ctx context.Context, srcs []int32, fn func(i int, row []
 	return nil
 }
 
+// KeyDist returns the distance between keys x and y (D above; -1 when they are
+// not connected, 0 when x == y) from the key table, and false, with nothing
+// looked up, when the index has no key table (Rows then searches).
+func (hk *HopKeys) KeyDist(x, y int32) (int32, bool) {
+	h := hk.h
+	if h.key == nil {
+		return 0, false
+	}
+	if x == y {
+		return 0, true
+	}
+	i := int(x)*h.nkey + int(y)
+	if h.t8 != nil {
+		if d := h.t8[i]; d != unreachable8 {
+			return int32(d), true
+		}
+		return -1, true
+	}
+	if d := h.t16[i]; d != unreachable16 {
+		return int32(d), true
+	}
+	return -1, true
+}
+
 // Near calls fn(i, keys, dist, far) for every srcs[i] (keys) with the keys nearer to
 // it than far, their distances dist (srcs[i] itself at 0), every other key being
 // at distance far; keys and dist are scratch, valid during the call only. It

@@ -72,6 +72,18 @@ func TestHopKeysDist(t *testing.T) {
 			}); err != nil {
 				t.Fatal(err)
 			}
+			// KeyDist: the rows' values wherever there is a key table.
+			for x := range int32(hk.NumKeys) {
+				for y := range int32(hk.NumKeys) {
+					d, ok := hk.KeyDist(x, y)
+					if ok != (hk.h.key != nil) {
+						t.Fatalf("%s (%s): KeyDist reports a table %v", name, tier, ok)
+					}
+					if ok && d != rows[x][y] {
+						t.Fatalf("%s (%s): KeyDist(%d, %d) = %d, Rows %d", name, tier, x, y, d, rows[x][y])
+					}
+				}
+			}
 			for u := range g.N() {
 				if hk.AnchorKey[hk.Anchor[u]] != hk.Key[u] || (hk.Off[u] == 1) != (len(g.adj[u]) == 1 && hk.h.anchor[u] != int32(u)) {
 					t.Fatalf("%s: host %d: anchor %d of key %d, key %d, off %d", name, u, hk.Anchor[u], hk.AnchorKey[hk.Anchor[u]], hk.Key[u], hk.Off[u])

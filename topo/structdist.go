@@ -200,23 +200,38 @@ func (s *synthLayout) dfIndex(g *Graph) {
 	})
 }
 
+// dfScratch is the scratch of a dragonfly sum. The stamp and the count of a router
+// (of a group) sit side by side, one cache line for both: the sum's inner loops
+// look a router up for every global link and two-link neighbour of the job's
+// routers (about 60 look-ups a router on the 100k dragonfly).
 type dfScratch struct {
-	w, wStamp []int32 // job hosts per router (stamped with gen)
-	W         []int64 // job hosts per group (stamped with gen in gStamp)
-	gStamp    []int32
-	gIdx      []int32 // per job group (stamped with gen): its index in groups
-	groups    []int32 // the job's groups
-	inW       []int64 // per group B (stamped in inStamp): job hosts of B on routers linking into the group at hand
-	inStamp   []int32
-	gen       int32
-	bGen      int32
-	routers   []int32
+	rw      []dfRouterW // job hosts per router (stamped with gen)
+	gw      []dfGroupW  // job hosts per group and the group's index in groups (stamped with gen)
+	in      []dfInW     // per group B (stamped with bGen): job hosts of B on routers linking into the group at hand
+	groups  []int32     // the job's groups
+	gen     int32
+	bGen    int32
+	routers []int32
 	// The job's routers bucketed by group (index in groups): byGroup[rOff[i]:rOff[i+1]];
 	// and per job group A the (group, hosts) of the job's routers of other groups with
-	// a link into A: inB, inHosts [iOff[i]:iOff[i+1]]. Counting sorts, no comparisons.
-	byGroup, rOff, iOff, inB, fill []int32
-	inHosts                        []int64
+	// a link into A: inLinks[iOff[i]:iOff[i+1]]. Counting sorts, no comparisons.
+	byGroup, rOff, iOff, fill []int32
+	inLinks                   []dfInLink
 }
+
+type dfRouterW struct{ stamp, w int32 }
+
+type dfGroupW struct {
+	stamp, idx int32
+	w          int64
+}
+
+type dfInW struct {
+	stamp int32
+	w     int64
+}
+
+type dfInLink struct{ group, w int32 }
 
 func (s *synthLayout) dragonflySum(g *Graph, nodes []int) int64 {
 	sc := s.dfStart(g)
@@ -234,11 +249,11 @@ func (s *synthLayout) dragonflySum(g *Graph, nodes []int) int64 {
 		}
 		c := int32(j - i)
 		i = j
-		if sc.wStamp[r] != gen {
-			sc.wStamp[r], sc.w[r] = gen, 0
+		if sc.rw[r].stamp != gen {
+			sc.rw[r] = dfRouterW{gen, 0}
 			sc.routers = append(sc.routers, r)
 		}
-		sc.w[r] += c
+		sc.rw[r].w += c
 		sc.inGroup(r/a, c)
 	}
 	return s.dfPairs(sc, gen, k)
@@ -251,14 +266,12 @@ func (s *synthLayout) dfStart(g *Graph) *dfScratch {
 	R := s.a * s.groups
 	sc, _ := s.scratch.Get().(*dfScratch)
 	if sc == nil {
-		sc = &dfScratch{w: make([]int32, R), wStamp: make([]int32, R),
-			W: make([]int64, s.groups), gStamp: make([]int32, s.groups), gIdx: make([]int32, s.groups),
-			inW: make([]int64, s.groups), inStamp: make([]int32, s.groups)}
+		sc = &dfScratch{rw: make([]dfRouterW, R), gw: make([]dfGroupW, s.groups), in: make([]dfInW, s.groups)}
 	}
 	if sc.gen > 1<<30 || sc.bGen > 1<<30 {
-		clear(sc.wStamp)
-		clear(sc.gStamp)
-		clear(sc.inStamp)
+		clear(sc.rw)
+		clear(sc.gw)
+		clear(sc.in)
 		sc.gen, sc.bGen = 0, 0
 	}
 	sc.gen++
@@ -268,12 +281,11 @@ func (s *synthLayout) dfStart(g *Graph) *dfScratch {
 
 // inGroup counts c more of the job's hosts in group A (listing A once a stamp).
 func (sc *dfScratch) inGroup(A, c int32) {
-	if sc.gStamp[A] != sc.gen {
-		sc.gStamp[A], sc.W[A] = sc.gen, 0
-		sc.gIdx[A] = int32(len(sc.groups))
+	if sc.gw[A].stamp != sc.gen {
+		sc.gw[A] = dfGroupW{sc.gen, int32(len(sc.groups)), 0}
 		sc.groups = append(sc.groups, A)
 	}
-	sc.W[A] += int64(c)
+	sc.gw[A].w += int64(c)
 }
 
 // dragonflySumCounts is dragonflySum of a set with counts[i] hosts on router
@@ -291,31 +303,25 @@ func (s *synthLayout) dragonflySumCounts(g *Graph, ids, router, counts []int32) 
 		}
 		c := counts[i]
 		k += int64(c)
-		sc.wStamp[r], sc.w[r] = gen, c
+		sc.rw[r] = dfRouterW{gen, c}
 		sc.routers = append(sc.routers, r)
 		sc.inGroup(r/a, c)
 	}
 	return s.dfPairs(sc, gen, k)
 }
 
-// dfPairs is the total hops of the k hosts counted in sc (hosts per router w and
-// per group W, stamped gen; the routers and groups listed).
+// dfPairs is the total hops of the k hosts counted in sc (hosts per router rw and
+// per group gw, stamped gen; the routers and groups listed).
 func (s *synthLayout) dfPairs(sc *dfScratch, gen int32, k int64) int64 {
 	a := int32(s.a)
-	weight := func(r int32) int64 {
-		if sc.wStamp[r] == gen {
-			return int64(sc.w[r])
-		}
-		return 0
-	}
-	inJob := func(A int32) bool { return sc.gStamp[A] == gen }
+	rw, gw := sc.rw, sc.gw
 	// Host pairs in one group on different routers, and in different groups.
 	var sumW2, wr2 int64
 	for _, A := range sc.groups {
-		sumW2 += sc.W[A] * sc.W[A]
+		sumW2 += gw[A].w * gw[A].w
 	}
 	for _, r := range sc.routers {
-		wr2 += int64(sc.w[r]) * int64(sc.w[r])
+		wr2 += int64(rw[r].w) * int64(rw[r].w)
 	}
 	sameGroup := (sumW2 - wr2) / 2
 	diffGroup := (k*k - sumW2) / 2
@@ -325,10 +331,10 @@ func (s *synthLayout) dfPairs(sc *dfScratch, gen int32, k int64) int64 {
 	sc.rOff = resize32(sc.rOff, G+1)
 	sc.iOff = resize32(sc.iOff, G+1)
 	for _, r := range sc.routers {
-		sc.rOff[sc.gIdx[r/a]+1]++
+		sc.rOff[gw[r/a].idx+1]++
 		for _, A := range s.lgrp[s.lOff[r]:s.lOff[r+1]] {
-			if inJob(A) {
-				sc.iOff[sc.gIdx[A]+1]++
+			if gw[A].stamp == gen {
+				sc.iOff[gw[A].idx+1]++
 			}
 		}
 	}
@@ -337,21 +343,21 @@ func (s *synthLayout) dfPairs(sc *dfScratch, gen int32, k int64) int64 {
 		sc.iOff[i+1] += sc.iOff[i]
 	}
 	sc.byGroup = resize32(sc.byGroup, len(sc.routers))
-	sc.inB = resize32(sc.inB, int(sc.iOff[G]))
-	sc.inHosts = slices.Grow(sc.inHosts[:0], int(sc.iOff[G]))[:sc.iOff[G]]
+	sc.inLinks = slices.Grow(sc.inLinks[:0], int(sc.iOff[G]))[:sc.iOff[G]]
 	sc.fill = resize32(sc.fill, 2*G)
 	fr, fi := sc.fill[:G], sc.fill[G:]
 	copy(fr, sc.rOff[:G])
 	copy(fi, sc.iOff[:G])
 	for _, r := range sc.routers {
 		B := r / a
-		gi := sc.gIdx[B]
+		gi := gw[B].idx
 		sc.byGroup[fr[gi]] = r
 		fr[gi]++
+		w := rw[r].w
 		for _, A := range s.lgrp[s.lOff[r]:s.lOff[r+1]] {
-			if inJob(A) {
-				j := sc.gIdx[A]
-				sc.inB[fi[j]], sc.inHosts[fi[j]] = B, int64(sc.w[r])
+			if gw[A].stamp == gen {
+				j := gw[A].idx
+				sc.inLinks[fi[j]] = dfInLink{B, w}
 				fi[j]++
 			}
 		}
@@ -359,40 +365,45 @@ func (s *synthLayout) dfPairs(sc *dfScratch, gen int32, k int64) int64 {
 	// Ordered pairs of routers in different groups joined by a link (o1) and at
 	// distance at most 2 (o2), weighted by hosts.
 	var o1, o2 int64
+	in := sc.in
 	for gi := range sc.groups {
-		// inW[B]: the job's hosts of group B on routers with a link into A; yAll
+		// in[B]: the job's hosts of group B on routers with a link into A; yAll
 		// their sum (Y: the job's routers of other groups with a link into A).
 		sc.bGen++
 		inGen := sc.bGen
 		var yAll int64
-		for j := sc.iOff[gi]; j < sc.iOff[gi+1]; j++ {
-			B := sc.inB[j]
-			if sc.inStamp[B] != inGen {
-				sc.inStamp[B], sc.inW[B] = inGen, 0
+		for _, l := range sc.inLinks[sc.iOff[gi]:sc.iOff[gi+1]] {
+			if in[l.group].stamp != inGen {
+				in[l.group] = dfInW{inGen, 0}
 			}
-			sc.inW[B] += sc.inHosts[j]
-			yAll += sc.inHosts[j]
+			in[l.group].w += int64(l.w)
+			yAll += int64(l.w)
 		}
 		for _, r1 := range sc.byGroup[sc.rOff[gi]:sc.rOff[gi+1]] {
-			w1 := int64(sc.w[r1])
-			var x, z int64
+			w1 := int64(rw[r1].w)
+			var x, z, j1 int64
 			// X: every router of a group r1's links reach.
 			var yOut int64 // Y's weight from groups X covers already
 			for _, B := range s.lgrp[s.lOff[r1]:s.lOff[r1+1]] {
-				if inJob(B) {
-					x += sc.W[B]
+				if gw[B].stamp == gen {
+					x += gw[B].w
 				}
-				if sc.inStamp[B] == inGen {
-					yOut += sc.inW[B]
+				if in[B].stamp == inGen {
+					yOut += in[B].w
 				}
 			}
 			for _, xr := range s.glob[s.gOff[r1]:s.gOff[r1+1]] {
-				o1 += w1 * weight(xr)
+				if rw[xr].stamp == gen {
+					j1 += int64(rw[xr].w)
+				}
 			}
 			// Z: two global links away through a third group, not counted yet.
 			for _, r2 := range s.two[s.tOff[r1]:s.tOff[r1+1]] {
-				z += weight(r2)
+				if rw[r2].stamp == gen {
+					z += int64(rw[r2].w)
+				}
 			}
+			o1 += w1 * j1
 			o2 += w1 * (x + yAll - yOut + z)
 		}
 	}
