@@ -207,14 +207,19 @@ func appendRun(picked []int32, start, n int32) []int32 {
 // noteChange keeps the incremental state up to date after nodes (machine node
 // indices) became free (free) or busy.
 func (a *SlurmAllocator) noteChange(nodes []int, free bool) {
+	a.noteChangeIn(a.wo, a.tf, a.bf, nodes, free)
+}
+
+// noteChangeIn is noteChange on the incremental state wo, tf, bf (a view's).
+func (a *SlurmAllocator) noteChangeIn(wo *weightOrder, tf *treeFree, bf *blockFree, nodes []int, free bool) {
 	d := int32(-1)
 	if free {
 		d = 1
 	}
 	for _, v := range nodes {
 		s := a.idx[v]
-		a.wo.set(s, free)
-		if tf := a.tf; tf != nil {
+		wo.set(s, free)
+		if tf != nil {
 			if l := a.tr.leafOf[s]; l >= 0 {
 				if tf.lowDirty != nil {
 					tf.lowDirty[l] = true
@@ -227,7 +232,7 @@ func (a *SlurmAllocator) noteChange(nodes []int, free bool) {
 				}
 			}
 		}
-		if bf := a.bf; bf != nil {
+		if bf != nil {
 			b := a.blk
 			if b.inAny[s] {
 				bf.inBlocks += int(d)

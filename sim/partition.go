@@ -194,8 +194,25 @@ func newPartitions(jobs []Job, cfg Config) (*partitions, error) {
 	if _, ok := cfg.Alloc.(alloc.Placer); ok {
 		return pt, nil // recorded node lists, checked as placed; nothing is chosen
 	}
-	if _, ok := cfg.Alloc.(alloc.Occupier); !ok {
+	oc, ok := cfg.Alloc.(alloc.Occupier)
+	if !ok {
 		return nil, fmt.Errorf("sim: allocator %s cannot keep jobs in their partitions: %w", cfg.Alloc.Name(), alloc.ErrNoRestriction)
+	}
+	if pt.mask != nil {
+		// An allocator that keeps a view per partition (alloc.Viewer) decides
+		// in the job's partition's view: a change of partition switches views.
+		parts := make([]string, 0, len(pt.jobsIn))
+		for name := range pt.jobsIn {
+			parts = append(parts, name)
+		}
+		slices.Sort(parts)
+		sets := make([][]uint64, 0, len(parts))
+		for _, name := range parts {
+			sets = append(sets, pt.out[name])
+		}
+		if err := pt.mask.Views(oc, sets); err != nil {
+			return nil, fmt.Errorf("sim: keeping the jobs in their partitions: %w", err)
+		}
 	}
 	return pt, nil
 }
@@ -220,8 +237,11 @@ func (pt *partitions) end(a alloc.Allocator) error {
 	if pt == nil {
 		return nil
 	}
-	if pt.mask != nil && pt.mask.Held() > 0 {
-		if err := pt.mask.Set(a.(alloc.Occupier), nil); err != nil {
+	if oc, ok := a.(alloc.Occupier); ok && pt.mask != nil {
+		if err := pt.mask.Set(oc, nil); err != nil {
+			return err
+		}
+		if err := pt.mask.Views(oc, nil); err != nil { // the allocator's views dropped
 			return err
 		}
 	}
