@@ -82,10 +82,14 @@ type runJob struct {
 	job    int
 	estEnd int64
 	procs  int
+	in     []int32 // its nodes in each partition (partitions.took; nil without several)
 }
 
-func (s *runSet) add(job int, estEnd int64, procs int) {
-	r := runJob{job, estEnd, procs}
+func (s *runSet) add(job int, estEnd int64, procs int) { s.addIn(job, estEnd, procs, nil) }
+
+// addIn adds job with in, its nodes in each partition.
+func (s *runSet) addIn(job int, estEnd int64, procs int, in []int32) {
+	r := runJob{job, estEnd, procs, in}
 	s.jobs = append(s.jobs, r)
 	if !s.track {
 		return
@@ -711,7 +715,7 @@ func (s *easy) build(now int64, running *runSet) {
 			row[0] = prev[0] + r.procs
 			continue
 		}
-		for x, c := range s.pt.q.running[r.job] {
+		for x, c := range r.in {
 			row[x] = prev[x] + int(c)
 		}
 	}
