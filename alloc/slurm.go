@@ -139,9 +139,8 @@ type SlurmAllocator struct {
 	bf *blockFree // slurm:block
 	// views (slurm_view.go; nil: none): views[0] the whole machine's state,
 	// the others each a partition's; st, wo, tf and bf are views[view]'s
-	views   []slurmView
-	view    int
-	viewBuf []int // scratch
+	views []slurmView
+	view  int
 }
 
 // slurmTreeState is a SlurmAllocator's topology/tree state. Memory is O(n +

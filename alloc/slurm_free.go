@@ -217,30 +217,34 @@ func (a *SlurmAllocator) noteChangeIn(wo *weightOrder, tf *treeFree, bf *blockFr
 		d = 1
 	}
 	for _, v := range nodes {
-		s := a.idx[v]
-		wo.set(s, free)
-		if tf != nil {
-			if l := a.tr.leafOf[s]; l >= 0 {
-				if tf.lowDirty != nil {
-					tf.lowDirty[l] = true
-				}
-				tf.leafFree += int(d)
-				tf.delta[l] += d
-				if !tf.queued[l] {
-					tf.queued[l] = true
-					tf.queue[0] = append(tf.queue[0], int32(l))
-				}
+		a.noteOne(wo, tf, bf, a.idx[v], d, free)
+	}
+}
+
+// noteOne is noteChangeIn of Slurm index s (d: 1 freed, -1 taken).
+func (a *SlurmAllocator) noteOne(wo *weightOrder, tf *treeFree, bf *blockFree, s, d int32, free bool) {
+	wo.set(s, free)
+	if tf != nil {
+		if l := a.tr.leafOf[s]; l >= 0 {
+			if tf.lowDirty != nil {
+				tf.lowDirty[l] = true
+			}
+			tf.leafFree += int(d)
+			tf.delta[l] += d
+			if !tf.queued[l] {
+				tf.queued[l] = true
+				tf.queue[0] = append(tf.queue[0], int32(l))
 			}
 		}
-		if bf != nil {
-			b := a.blk
-			if b.inAny[s] {
-				bf.inBlocks += int(d)
-			}
-			for _, i := range b.nodeBB[b.nodeOff[s]:b.nodeOff[s+1]] {
-				bf.free[i] += d
-				bf.lowDirty[i] = true
-			}
+	}
+	if bf != nil {
+		b := a.blk
+		if b.inAny[s] {
+			bf.inBlocks += int(d)
+		}
+		for _, i := range b.nodeBB[b.nodeOff[s]:b.nodeOff[s+1]] {
+			bf.free[i] += d
+			bf.lowDirty[i] = true
 		}
 	}
 }

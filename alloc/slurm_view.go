@@ -112,25 +112,38 @@ func (a *SlurmAllocator) change(nodes []int, free bool) error {
 		a.noteChange(nodes, free)
 		return nil
 	}
-	for j := range a.views {
-		vw := &a.views[j]
-		sub := nodes
-		if vw.in != nil {
-			a.viewBuf = a.viewBuf[:0]
-			for _, v := range nodes {
-				if vw.in[v>>6]>>(v&63)&1 != 0 {
-					a.viewBuf = append(a.viewBuf, v)
-				}
+	whole := &a.views[0]
+	if err := stateOp(whole.st, nodes, free); err != nil {
+		return err
+	}
+	a.noteChangeIn(whole.wo, whole.tf, whole.bf, nodes, free)
+	// The other views: each node's Slurm index looked up once, and made in
+	// every view that holds it (the whole machine's check stands for theirs:
+	// a view's free nodes are the machine's in it).
+	d := int32(-1)
+	if free {
+		d = 1
+	}
+	views := a.views[1:]
+	for _, v := range nodes {
+		w, bit := v>>6, uint64(1)<<(v&63)
+		s := int32(-1)
+		for j := range views {
+			vw := &views[j]
+			if vw.in[w]&bit == 0 {
+				continue
 			}
-			sub = a.viewBuf
-		}
-		if err := stateOp(vw.st, sub, free); err != nil {
-			if j == 0 {
-				return err
+			if s < 0 {
+				s = a.idx[v]
 			}
-			return fmt.Errorf("%s: internal error: view %d: %w", a.name, j, err)
+			if free {
+				vw.st.free[w] |= bit
+			} else {
+				vw.st.free[w] &^= bit
+			}
+			vw.st.nf += int(d)
+			a.noteOne(vw.wo, vw.tf, vw.bf, s, d, free)
 		}
-		a.noteChangeIn(vw.wo, vw.tf, vw.bf, sub, free)
 	}
 	return nil
 }
