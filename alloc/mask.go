@@ -31,6 +31,16 @@ import (
 //
 // The sets are bitmaps of the machine's nodes (bit v of word v/64: node v kept
 // away); Set costs O(n/64) besides the nodes it frees and holds.
+//
+// With an allocator that keeps views (Viewer: the Slurm emulations) the sets
+// registered with Views (a replay's partitions' outsides) cost nothing to
+// change: Set switches the allocator's view, O(1), and holds nothing; a set
+// that is not registered (a partition's outside with more nodes kept away)
+// switches to the view of the largest registered set it holds, O(views x
+// n/64), and holds only the free nodes of the rest. Each node changed (a start,
+// a release) then costs once per view that holds it, where without views a
+// change of set held or freed every free node the two sets differ by: up to
+// O(n) a decision when jobs of partitions of different sizes alternate.
 type Mask struct {
 	n     int
 	away  []uint64 // the current set (nil: none)
@@ -191,11 +201,9 @@ func (m *Mask) Set(a Occupier, away []uint64) error {
 	}
 	old := m.extra
 	if view != m.view {
-		// Free what the mask holds off the new extra first; the nodes to hold
-		// are then the new view's free ones of extra.
-		if err := m.hold(a, nil, old); err != nil {
-			return err
-		}
+		// The held nodes are busy in every view: in the new one those of the
+		// new extra stay held, the others are freed, and the nodes to hold are
+		// its free ones of extra (old's need not be: they were of another view).
 		if err := m.viewer.UseView(view); err != nil {
 			return err
 		}

@@ -141,6 +141,7 @@ type SlurmAllocator struct {
 	// the others each a partition's; st, wo, tf and bf are views[view]'s
 	views []slurmView
 	view  int
+	truth *State // with views: the machine's free nodes, every change made there first
 }
 
 // slurmTreeState is a SlurmAllocator's topology/tree state. Memory is O(n +

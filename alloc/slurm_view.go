@@ -1,21 +1,26 @@
 package alloc
 
-import "fmt"
+import (
+	"fmt"
+	"math/bits"
+)
 
-// Views of the Slurm emulations (Viewer): besides the machine's free state, the
-// free state of each view (the machine less a node set: a replay's partition),
-// every one kept up to date on every change, so that a decision in a partition
-// other than the last one's costs nothing to set up. Slurm's select plugin is
-// given the partition's node bitmap with each request; the emulation's
-// incremental state (slurm_free.go: the weight order's bitset and counts, the
-// leaf switches' and base blocks' counts) is per free set, so each view has its
-// own, and a decision reads the current one's, as it reads the machine's
-// without views.
+// Views of the Slurm emulations (Viewer): the free state of each view (the
+// machine less a node set: a replay's partition's outside; view 0 the whole
+// machine), so that a decision in a partition other than the last one's costs
+// no node held or freed. Slurm's select plugin is given the partition's node
+// bitmap with each request; the emulation's incremental state (slurm_free.go:
+// the weight order's bitset and counts, the leaf switches' and base blocks'
+// counts) is per free set, so each view has its own, and a decision reads the
+// current one's, as it reads the machine's without views.
 //
-// A change (Allocate's nodes, Release, Occupy) is checked against the
-// machine's state (view 0) and then made in every view, each taking the nodes
-// it holds: O(views holding the node) a node, where Mask.Set without views
-// paid the free nodes two partitions differ by at every change of partition.
+// The machine's free nodes are kept as a bitmap (truth: every change is checked
+// against it, so errors are the machine's) and in the current view's state; a
+// view catches up when it is made current (UseView: the nodes it holds whose
+// state changed since it was last current, found word by word). So a node
+// change costs what it costs without views plus a bit, and a change of view
+// O(n/64) and the nodes that changed meanwhile, where Mask.Set without views
+// held or freed every free node two partitions differ by.
 
 // slurmView is a view's free state: the nodes of in (nil: every node) that are
 // free.
@@ -37,8 +42,12 @@ func (a *SlurmAllocator) AddView(away []uint64) (int, error) {
 	}
 	if a.views == nil {
 		a.views = []slurmView{{st: a.st, wo: a.wo, tf: a.tf, bf: a.bf}}
+		a.truth = a.st.Clone()
 	}
-	whole := a.views[0]
+	whole := &a.views[0]
+	if a.view != 0 {
+		a.catchUp(whole)
+	}
 	c := &SlurmAllocator{st: whole.st, wo: whole.wo, tf: whole.tf, bf: whole.bf}
 	cl := a.cloneState(c)
 	in := make([]uint64, len(away))
@@ -63,7 +72,8 @@ func (a *SlurmAllocator) AddView(away []uint64) (int, error) {
 }
 
 // UseView makes view v (0: the whole machine) the one the decisions, NumFree,
-// IsFree, AppendFreeIn and Clone see (Viewer). O(1).
+// IsFree, AppendFreeIn and Clone see (Viewer): O(n/64) and the nodes of the view
+// that changed since it was last current.
 func (a *SlurmAllocator) UseView(v int) error {
 	if v == a.view {
 		return nil
@@ -72,6 +82,7 @@ func (a *SlurmAllocator) UseView(v int) error {
 		return fmt.Errorf("%s: no view %d (%d)", a.name, v, len(a.views))
 	}
 	vw := &a.views[v]
+	a.catchUp(vw)
 	a.st, a.wo, a.tf, a.bf, a.view = vw.st, vw.wo, vw.tf, vw.bf, v
 	return nil
 }
@@ -83,8 +94,9 @@ func (a *SlurmAllocator) DropViews() {
 		return
 	}
 	vw := &a.views[0]
+	a.catchUp(vw)
 	a.st, a.wo, a.tf, a.bf, a.view = vw.st, vw.wo, vw.tf, vw.bf, 0
-	a.views = nil
+	a.views, a.truth = nil, nil
 }
 
 // cloneState returns the incremental state of b (st, wo, tf, bf) copied into a
@@ -100,10 +112,10 @@ func (a *SlurmAllocator) cloneState(b *SlurmAllocator) *SlurmAllocator {
 	return c
 }
 
-// change marks nodes free (free) or busy in every view, the whole machine's
-// first: an error there (a node out of range, busy when taken, free when
-// released, listed twice) changes nothing. Without views it is the state's own
-// Take or Release.
+// change marks nodes free (free) or busy: in the machine's bitmap first (an
+// error there, a node out of range, busy when taken, free when released,
+// listed twice, changes nothing), then in the current view's state, the nodes
+// it holds. Without views it is the state's own Take or Release.
 func (a *SlurmAllocator) change(nodes []int, free bool) error {
 	if a.views == nil {
 		if err := stateOp(a.st, nodes, free); err != nil {
@@ -112,40 +124,63 @@ func (a *SlurmAllocator) change(nodes []int, free bool) error {
 		a.noteChange(nodes, free)
 		return nil
 	}
-	whole := &a.views[0]
-	if err := stateOp(whole.st, nodes, free); err != nil {
+	if err := stateOp(a.truth, nodes, free); err != nil {
 		return err
 	}
-	a.noteChangeIn(whole.wo, whole.tf, whole.bf, nodes, free)
-	// The other views: each node's Slurm index looked up once, and made in
-	// every view that holds it (the whole machine's check stands for theirs:
-	// a view's free nodes are the machine's in it).
+	vw := &a.views[a.view]
+	if vw.in == nil { // the whole machine: every node
+		if err := stateOp(vw.st, nodes, free); err != nil {
+			return fmt.Errorf("%s: internal error: the machine's view: %w", a.name, err)
+		}
+		a.noteChangeIn(vw.wo, vw.tf, vw.bf, nodes, free)
+		return nil
+	}
 	d := int32(-1)
 	if free {
 		d = 1
 	}
-	views := a.views[1:]
 	for _, v := range nodes {
 		w, bit := v>>6, uint64(1)<<(v&63)
-		s := int32(-1)
-		for j := range views {
-			vw := &views[j]
-			if vw.in[w]&bit == 0 {
-				continue
-			}
-			if s < 0 {
-				s = a.idx[v]
-			}
-			if free {
-				vw.st.free[w] |= bit
-			} else {
-				vw.st.free[w] &^= bit
-			}
-			vw.st.nf += int(d)
-			a.noteOne(vw.wo, vw.tf, vw.bf, s, d, free)
+		if vw.in[w]&bit == 0 {
+			continue
 		}
+		if free {
+			vw.st.free[w] |= bit
+		} else {
+			vw.st.free[w] &^= bit
+		}
+		vw.st.nf += int(d)
+		a.noteOne(vw.wo, vw.tf, vw.bf, a.idx[v], d, free)
 	}
 	return nil
+}
+
+// catchUp brings view vw up to the machine's free state: the nodes it holds
+// (every node for view 0) whose state changed since it was last current,
+// O(n/64) and those nodes.
+func (a *SlurmAllocator) catchUp(vw *slurmView) {
+	truth := a.truth.free
+	for w, f := range truth {
+		in := ^uint64(0)
+		if vw.in != nil {
+			in = vw.in[w]
+		}
+		x := (f & in) ^ vw.st.free[w]
+		if x == 0 {
+			continue
+		}
+		for y := x; y != 0; y &= y - 1 {
+			v := w<<6 + bits.TrailingZeros64(y)
+			free := f>>(v&63)&1 != 0
+			d := int32(-1)
+			if free {
+				d = 1
+			}
+			vw.st.nf += int(d)
+			a.noteOne(vw.wo, vw.tf, vw.bf, a.idx[v], d, free)
+		}
+		vw.st.free[w] ^= x
+	}
 }
 
 func stateOp(st *State, nodes []int, free bool) error {
@@ -158,5 +193,5 @@ func stateOp(st *State, nodes []int, free bool) error {
 // cloneViews is Clone's state: the current view's alone, as the copy's whole
 // machine (its nodes outside the view busy, as the original reports them).
 func (a *SlurmAllocator) cloneViews(c *SlurmAllocator) {
-	c.views, c.view = nil, 0
+	c.views, c.view, c.truth = nil, 0, nil
 }

@@ -36,7 +36,8 @@ func Lockstep(t testing.TB, rng *rand.Rand, ref, got alloc.Occupier, steps int, 
 // holds, the rest held, as FCFS's failed partitions and EASY's reservations
 // are kept away). Every tenth step the allocator's free state is checked
 // against the reference's less the nodes kept away, and a clone of each
-// (alloc.Fragmenting) decides a job, again alike.
+// (alloc.Fragmenting) decides a job, again alike; so after a third of the
+// releases, with the set of the last decision.
 func LockstepViews(t testing.TB, rng *rand.Rand, ref, got alloc.Occupier, steps int, what string) int {
 	t.Helper()
 	if _, ok := got.(alloc.Viewer); !ok {
@@ -95,6 +96,9 @@ func lockstep(t testing.TB, rng *rand.Rand, ref, got alloc.Occupier, steps int, 
 		got = isFreeOnly{got} // Mask.Set's per-node path (no AppendFreeIn)
 	}
 	var running [][]int
+	var curAway []int // the last set given the mask, as a list and as a bitmap
+	var curBM []uint64
+	setOnce := false
 	decisions := 0
 	for step := range steps {
 		if len(running) > 0 && rng.IntN(100) < 45 {
@@ -106,6 +110,9 @@ func lockstep(t testing.TB, rng *rand.Rand, ref, got alloc.Occupier, steps int, 
 			}
 			if err := mask.Release(nil, got, nodes); err != nil {
 				t.Fatalf("%s: step %d: mask release: %v", what, step, err)
+			}
+			if views && setOnce && rng.IntN(3) == 0 { // the views seen between decisions
+				checkSeen(t, rng, ref, got, curAway, curBM, 1+rng.IntN(n), fmt.Sprintf("%s: step %d, after a release", what, step))
 			}
 			continue
 		}
@@ -129,6 +136,7 @@ func lockstep(t testing.TB, rng *rand.Rand, ref, got alloc.Occupier, steps int, 
 		if err := mask.Set(got, bm); err != nil {
 			t.Fatalf("%s: step %d: mask set: %v", what, step, err)
 		}
+		curAway, curBM, setOnce = away, bm, true
 		have, herr := got.Allocate(k)
 		decisions++
 		if (werr == nil) != (herr == nil) || (werr != nil && werr.Error() != herr.Error()) || !slices.Equal(want, have) {
