@@ -37,10 +37,12 @@ import (
 // change: Set switches the allocator's view, O(1), and holds nothing; a set
 // that is not registered (a partition's outside with more nodes kept away)
 // switches to the view of the largest registered set it holds, O(views x
-// n/64), and holds only the free nodes of the rest. Each node changed (a start,
-// a release) then costs once per view that holds it, where without views a
-// change of set held or freed every free node the two sets differ by: up to
-// O(n) a decision when jobs of partitions of different sizes alternate.
+// n/64), and holds only the free nodes of the rest. The Slurm emulations make
+// each node change (a start, a release) in the machine's bitmap and the current
+// view, and bring a view up to date when it is made current (O(n/64) and the
+// nodes changed since), where without views a change of set held or freed
+// every free node the two sets differ by: up to O(n) a decision when jobs of
+// partitions of different sizes alternate.
 type Mask struct {
 	n     int
 	away  []uint64 // the current set (nil: none)
@@ -75,7 +77,7 @@ type Viewer interface {
 	// UseView makes view v the one decisions see: Allocate chooses among its
 	// free nodes, NumFree, IsFree and AppendFreeIn report them, a clone
 	// (Fragmenting) has them as its free nodes; Occupy and Release change
-	// every view (their errors are the whole machine's).
+	// the machine, and so every view (their errors are the whole machine's).
 	UseView(v int) error
 	// DropViews removes the views, the whole machine current.
 	DropViews()

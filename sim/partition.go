@@ -40,8 +40,8 @@ import (
 //     keeps a view per partition (alloc.Viewer: the Slurm emulations, whose
 //     incremental free state is kept per partition, alloc/slurm_view.go) the
 //     mask registers the partitions' outsides as views and a change of
-//     partition switches views, O(1), each start and release costing once per
-//     partition holding its nodes (TestMaskViewsMatchAllocateWithout). Between decisions the
+//     partition switches views (O(n/64) and the nodes changed since the view
+//     was last used; TestMaskViewsMatchAllocateWithout). Between decisions the
 //     allocator counts the held nodes busy; the as-run schedule reads no free
 //     count there, and the replay frees them at its end. The as-run schedule
 //     starts each job when production started it; FCFS, Cplant and EASY decide
