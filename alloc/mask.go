@@ -1,8 +1,10 @@
 package alloc
 
 import (
+	"errors"
 	"fmt"
 	"math/bits"
+	"slices"
 )
 
 // Mask keeps an Occupier's decisions off a set of nodes that changes now and then
@@ -29,6 +31,18 @@ import (
 //
 // The sets are bitmaps of the machine's nodes (bit v of word v/64: node v kept
 // away); Set costs O(n/64) besides the nodes it frees and holds.
+//
+// With an allocator that keeps views (Viewer: the Slurm emulations) the sets
+// registered with Views (a replay's partitions' outsides) cost nothing to
+// change: Set switches the allocator's view, O(1), and holds nothing; a set
+// that is not registered (a partition's outside with more nodes kept away)
+// switches to the view of the largest registered set it holds, O(views x
+// n/64), and holds only the free nodes of the rest. The Slurm emulations make
+// each node change (a start, a release) in the machine's bitmap and the current
+// view, and bring a view up to date when it is made current (O(n/64) and the
+// nodes changed since), where without views a change of set held or freed
+// every free node the two sets differ by: up to O(n) a decision when jobs of
+// partitions of different sizes alternate.
 type Mask struct {
 	n     int
 	away  []uint64 // the current set (nil: none)
@@ -36,6 +50,37 @@ type Mask struct {
 	nheld int
 	buf   []int
 	diff  []uint64
+	// With views (Views): the allocator that keeps them, each registered set
+	// (by its first word's address) and its view, the sets and their sizes by
+	// view, the current view, and extra: the nodes of away outside the current
+	// view's set, those the mask holds (nil: none; without views, away).
+	viewer Viewer
+	byAddr map[*uint64]int
+	sets   [][]uint64
+	sizes  []int
+	view   int
+	extra  []uint64
+	xbuf   [2][]uint64
+}
+
+// Viewer is an Occupier that keeps, besides the machine's free state, that of
+// the machine less given node sets (views), each up to date on every change, and
+// decides in any one of them: Slurm's select plugin is given the partition's node
+// bitmap with each request, and an emulation whose incremental state is per free
+// set keeps one per partition (SlurmAllocator, slurm_view.go). A Mask switches
+// views instead of holding and freeing the nodes two sets differ by.
+type Viewer interface {
+	Occupier
+	// AddView adds the view of the machine less away (a bitmap of the nodes)
+	// and returns its number (from 1; 0 is the whole machine).
+	AddView(away []uint64) (int, error)
+	// UseView makes view v the one decisions see: Allocate chooses among its
+	// free nodes, NumFree, IsFree and AppendFreeIn report them, a clone
+	// (Fragmenting) has them as its free nodes; Occupy and Release change
+	// the machine, and so every view (their errors are the whole machine's).
+	UseView(v int) error
+	// DropViews removes the views, the whole machine current.
+	DropViews()
 }
 
 // freeAppender is an Occupier that lists its free nodes of a bitmap at once
@@ -52,10 +97,64 @@ func NewMask(n int) *Mask {
 // Held returns the number of nodes the mask holds busy.
 func (m *Mask) Held() int { return m.nheld }
 
+// Views registers the sets Set will be given most (a replay's partitions'
+// outsides: bitmaps of the nodes, kept unchanged) with a, when a is a Viewer:
+// each becomes a view of a (sets of the same nodes share one), so that Set of a
+// registered set only switches views, O(1), and Set of another set (a set with
+// more nodes kept away) switches to the view of the registered set it holds with
+// the most nodes and holds the rest. Views then are a's, which must be the
+// allocator Set and Release are given; an allocator that is not a Viewer is
+// left as it is (Set holds and frees nodes). Call it on an empty mask (after
+// Set(a, nil)); a's earlier views are dropped, so Views(a, nil) ends them.
+func (m *Mask) Views(a Occupier, sets [][]uint64) error {
+	if m.away != nil || m.nheld > 0 {
+		return errors.New("mask: views registered while nodes are kept away")
+	}
+	v, ok := a.(Viewer)
+	if !ok {
+		return nil
+	}
+	v.DropViews()
+	m.viewer, m.byAddr, m.sets, m.sizes, m.view = v, map[*uint64]int{}, [][]uint64{nil}, []int{0}, 0
+	for _, set := range sets {
+		if len(set) == 0 {
+			continue
+		}
+		if len(set) != len(m.held) {
+			return fmt.Errorf("mask: a set of %d words for %d nodes", len(set), m.n)
+		}
+		if _, seen := m.byAddr[&set[0]]; seen {
+			continue
+		}
+		id := slices.IndexFunc(m.sets[1:], func(s []uint64) bool { return slices.Equal(s, set) }) + 1
+		if id == 0 {
+			var err error
+			if id, err = v.AddView(set); err != nil {
+				return err
+			}
+			if id != len(m.sets) {
+				return fmt.Errorf("%s: internal error: view %d, %d expected", a.Name(), id, len(m.sets))
+			}
+			size := 0
+			for _, x := range set {
+				size += bits.OnesCount64(x)
+			}
+			m.sets, m.sizes = append(m.sets, set), append(m.sizes, size)
+		}
+		m.byAddr[&set[0]] = id
+	}
+	if len(m.sets) == 1 {
+		m.viewer, m.byAddr, m.sets, m.sizes = nil, nil, nil, nil
+	}
+	return nil
+}
+
 // Set keeps the decisions that follow off the nodes of away (a bitmap of the n
 // nodes; nil or empty: none): the held nodes away does not list are released, the
 // free nodes it lists that are not held are occupied. away is kept until the next
-// Set and must not change meanwhile.
+// Set and must not change meanwhile. With views (Views) the view of away, or of
+// the registered set it holds with the most nodes, becomes the allocator's, and
+// only the nodes of away outside that set are held.
 func (m *Mask) Set(a Occupier, away []uint64) error {
 	if len(away) == 0 {
 		away = nil
@@ -66,13 +165,81 @@ func (m *Mask) Set(a Occupier, away []uint64) error {
 	if away == nil && m.away == nil || away != nil && m.away != nil && &away[0] == &m.away[0] {
 		return nil // the current set (the same bitmap): nothing changes
 	}
+	if m.viewer == nil {
+		if err := m.hold(a, away, m.away); err != nil {
+			return err
+		}
+		m.away = away
+		return nil
+	}
+	if Occupier(m.viewer) != a {
+		return fmt.Errorf("mask: %s is not the allocator whose views it keeps", a.Name())
+	}
+	view, extra := 0, away
+	if away != nil {
+		if id, ok := m.byAddr[&away[0]]; ok {
+			view, extra = id, nil
+		} else {
+			for id := len(m.sets) - 1; id > 0; id-- {
+				if m.sizes[id] > m.sizes[view] && subset(m.sets[id], away) {
+					view = id
+				}
+			}
+			if view > 0 {
+				// A buffer extra does not hold now (the old set is read by hold).
+				b := 0
+				if len(m.extra) > 0 && len(m.xbuf[0]) > 0 && &m.extra[0] == &m.xbuf[0][0] {
+					b = 1
+				}
+				if m.xbuf[b] == nil {
+					m.xbuf[b] = make([]uint64, len(away))
+				}
+				extra = m.xbuf[b]
+				for w, x := range away {
+					extra[w] = x &^ m.sets[view][w]
+				}
+			}
+		}
+	}
+	old := m.extra
+	if view != m.view {
+		// The held nodes are busy in every view: in the new one those of the
+		// new extra stay held, the others are freed, and the nodes to hold are
+		// its free ones of extra (old's need not be: they were of another view).
+		if err := m.viewer.UseView(view); err != nil {
+			return err
+		}
+		m.view, old = view, nil
+	}
+	if err := m.hold(a, extra, old); err != nil {
+		return err
+	}
+	m.away, m.extra = away, extra
+	return nil
+}
+
+// subset reports whether every node of a is in b.
+func subset(a, b []uint64) bool {
+	for w, x := range a {
+		if x&^b[w] != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// hold changes the nodes the mask holds from those of old (nil: none) to the
+// free ones of set (nil: none): the held nodes set does not list are
+// released, the free nodes it lists and old did not are occupied (those of
+// old are held or busy already).
+func (m *Mask) hold(a Occupier, set, old []uint64) error {
 	// Free the held nodes the new set allows.
 	m.buf = m.buf[:0]
 	if m.nheld > 0 {
 		for w, h := range m.held {
 			x := h
-			if away != nil {
-				x &^= away[w]
+			if set != nil {
+				x &^= set[w]
 			}
 			for ; x != 0; x &= x - 1 {
 				m.buf = append(m.buf, w<<6+bits.TrailingZeros64(x))
@@ -91,11 +258,10 @@ func (m *Mask) Set(a Occupier, away []uint64) error {
 	// Hold the free nodes the new set keeps away and the old one did not (those
 	// the old one kept away are held or busy already).
 	m.buf = m.buf[:0]
-	if away != nil {
-		set := away
-		if m.away != nil {
-			m.diff = append(m.diff[:0], away...)
-			for w, x := range m.away {
+	if set != nil {
+		if old != nil {
+			m.diff = append(m.diff[:0], set...)
+			for w, x := range old {
 				m.diff[w] &^= x
 			}
 			set = m.diff
@@ -121,7 +287,6 @@ func (m *Mask) Set(a Occupier, away []uint64) error {
 		}
 		m.nheld += len(m.buf)
 	}
-	m.away = away
 	return nil
 }
 
@@ -129,7 +294,7 @@ func (m *Mask) Set(a Occupier, away []uint64) error {
 // the current set keeps away. A node that is not busy, or listed twice, is an
 // error, and nothing changes.
 func (m *Mask) Release(c *Clock, a Occupier, nodes []int) error {
-	if m.away == nil {
+	if m.holding() == nil {
 		return c.Release(a, nodes)
 	}
 	m.buf = m.buf[:0]
@@ -158,9 +323,19 @@ func (m *Mask) Release(c *Clock, a Occupier, nodes []int) error {
 	return nil
 }
 
-// keptAway reports whether the current set keeps node v away.
+// holding is the nodes the mask holds when free: the current set, or with
+// views its nodes outside the current view's set (nil: none).
+func (m *Mask) holding() []uint64 {
+	if m.viewer != nil {
+		return m.extra
+	}
+	return m.away
+}
+
+// keptAway reports whether the mask holds node v when it is free.
 func (m *Mask) keptAway(v int) bool {
-	return v >= 0 && v < m.n && m.away[v>>6]>>(v&63)&1 != 0
+	h := m.holding()
+	return v >= 0 && v < m.n && h[v>>6]>>(v&63)&1 != 0
 }
 
 // undo clears the held bits Release set for nodes.

@@ -18,7 +18,25 @@ import (
 // with Slurm 22.05's and 26.05's rules (OneNodeByWeight, Tree2411), slurm:block,
 // with every kind of weights.
 func TestMaskMatchesAllocateWithout(t *testing.T) {
-	rng := rand.New(rand.NewPCG(2026, 12))
+	maskHistories(t, 2026, masktest.Lockstep)
+}
+
+// The same with the emulations' views (alloc.Viewer, slurm_view.go): a mask that
+// switches views in place of holding and freeing the nodes two partitions differ
+// by places every job where AllocateWithout does, also with random nodes kept
+// away besides a partition's outside (held on top of a view), and the views'
+// free states, and clones taken in a view, are the reference's
+// (internal/masktest.LockstepViews).
+func TestMaskViewsMatchAllocateWithout(t *testing.T) {
+	maskHistories(t, 2027, masktest.LockstepViews)
+}
+
+// maskHistories plays random histories through lockstep on two copies of
+// random Slurm emulations: slurm:consec, slurm:tree (one parent per switch,
+// shared descendants, leaves under two roots) with Slurm 22.05's and 26.05's
+// rules (OneNodeByWeight, Tree2411), slurm:block, with every kind of weights.
+func maskHistories(t *testing.T, seed uint64, lockstep func(testing.TB, *rand.Rand, alloc.Occupier, alloc.Occupier, int, string) int) {
+	rng := rand.New(rand.NewPCG(seed, 12))
 	histories := 2400
 	if testing.Short() {
 		histories = 600
@@ -63,7 +81,7 @@ func TestMaskMatchesAllocateWithout(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		decisions += masktest.Lockstep(t, rng, ref, got, 150, fmt.Sprintf("history %d, slurm:%s on %d nodes, 26.05 rules %v", h, mode, n, newer))
+		decisions += lockstep(t, rng, ref, got, 150, fmt.Sprintf("history %d, slurm:%s on %d nodes, 26.05 rules %v", h, mode, n, newer))
 	}
 	t.Logf("%d histories, %d decisions placed alike", histories, decisions)
 }

@@ -137,6 +137,11 @@ type SlurmAllocator struct {
 	wo *weightOrder
 	tf *treeFree  // slurm:tree on the sums path
 	bf *blockFree // slurm:block
+	// views (slurm_view.go; nil: none): views[0] the whole machine's state,
+	// the others each a partition's; st, wo, tf and bf are views[view]'s
+	views []slurmView
+	view  int
+	truth *State // with views: the machine's free nodes, every change made there first
 }
 
 // slurmTreeState is a SlurmAllocator's topology/tree state. Memory is O(n +
@@ -382,11 +387,7 @@ func (a *SlurmAllocator) NumFree() int { return a.st.NumFree() }
 
 // Release marks the nodes free again.
 func (a *SlurmAllocator) Release(nodes []int) error {
-	if err := a.st.Release(nodes); err != nil {
-		return err
-	}
-	a.noteChange(nodes, true)
-	return nil
+	return a.change(nodes, true)
 }
 
 // MayFragment reports whether the emulation can leave a job pending although enough
@@ -404,14 +405,9 @@ func (a *SlurmAllocator) Warnings() []string { return slices.Clone(a.warnings) }
 // call leaves clean or overwrites before use.
 func (a *SlurmAllocator) Clone() Fragmenting {
 	c := *a
-	c.st = a.st.Clone()
-	c.wo = a.wo.clone()
-	if a.tf != nil {
-		c.tf = a.tf.clone()
-	}
-	if a.bf != nil {
-		c.bf = a.bf.clone()
-	}
+	s := a.cloneState(a)
+	c.st, c.wo, c.tf, c.bf = s.st, s.wo, s.tf, s.bf
+	a.cloneViews(&c)
 	return &c
 }
 
@@ -427,11 +423,7 @@ func (a *SlurmAllocator) AppendFreeIn(dst []int, set []uint64) []int {
 // Occupy marks the nodes busy without choosing them: for following a real cluster
 // whose placement differed from the emulation's.
 func (a *SlurmAllocator) Occupy(nodes []int) error {
-	if err := a.st.Take(nodes); err != nil {
-		return err
-	}
-	a.noteChange(nodes, false)
-	return nil
+	return a.change(nodes, false)
 }
 
 func (a *SlurmAllocator) free(s int32) bool { return a.st.IsFree(int(a.at[s])) }
@@ -462,10 +454,9 @@ func (a *SlurmAllocator) Allocate(k int) ([]int, error) {
 	for i, s := range picked {
 		out[i] = int(a.at[s])
 	}
-	if err := a.st.Take(out); err != nil {
+	if err := a.change(out, false); err != nil {
 		return nil, err
 	}
-	a.noteChange(out, false)
 	return out, nil
 }
 

@@ -207,35 +207,44 @@ func appendRun(picked []int32, start, n int32) []int32 {
 // noteChange keeps the incremental state up to date after nodes (machine node
 // indices) became free (free) or busy.
 func (a *SlurmAllocator) noteChange(nodes []int, free bool) {
+	a.noteChangeIn(a.wo, a.tf, a.bf, nodes, free)
+}
+
+// noteChangeIn is noteChange on the incremental state wo, tf, bf (a view's).
+func (a *SlurmAllocator) noteChangeIn(wo *weightOrder, tf *treeFree, bf *blockFree, nodes []int, free bool) {
 	d := int32(-1)
 	if free {
 		d = 1
 	}
 	for _, v := range nodes {
-		s := a.idx[v]
-		a.wo.set(s, free)
-		if tf := a.tf; tf != nil {
-			if l := a.tr.leafOf[s]; l >= 0 {
-				if tf.lowDirty != nil {
-					tf.lowDirty[l] = true
-				}
-				tf.leafFree += int(d)
-				tf.delta[l] += d
-				if !tf.queued[l] {
-					tf.queued[l] = true
-					tf.queue[0] = append(tf.queue[0], int32(l))
-				}
+		a.noteOne(wo, tf, bf, a.idx[v], d, free)
+	}
+}
+
+// noteOne is noteChangeIn of Slurm index s (d: 1 freed, -1 taken).
+func (a *SlurmAllocator) noteOne(wo *weightOrder, tf *treeFree, bf *blockFree, s, d int32, free bool) {
+	wo.set(s, free)
+	if tf != nil {
+		if l := a.tr.leafOf[s]; l >= 0 {
+			if tf.lowDirty != nil {
+				tf.lowDirty[l] = true
+			}
+			tf.leafFree += int(d)
+			tf.delta[l] += d
+			if !tf.queued[l] {
+				tf.queued[l] = true
+				tf.queue[0] = append(tf.queue[0], int32(l))
 			}
 		}
-		if bf := a.bf; bf != nil {
-			b := a.blk
-			if b.inAny[s] {
-				bf.inBlocks += int(d)
-			}
-			for _, i := range b.nodeBB[b.nodeOff[s]:b.nodeOff[s+1]] {
-				bf.free[i] += d
-				bf.lowDirty[i] = true
-			}
+	}
+	if bf != nil {
+		b := a.blk
+		if b.inAny[s] {
+			bf.inBlocks += int(d)
+		}
+		for _, i := range b.nodeBB[b.nodeOff[s]:b.nodeOff[s+1]] {
+			bf.free[i] += d
+			bf.lowDirty[i] = true
 		}
 	}
 }

@@ -77,7 +77,7 @@ func (s *guaranteeEASY) pick(now int64, free int, running *runSet) int {
 		s.queue = s.queue[1:]
 		// The head starts: the replay adds it to running after next returns, so
 		// include it here for the new head's guarantee.
-		with := &runSet{jobs: append(slices.Clone(running.jobs), runJob{head, now + s.res.at(head).EstimateUsed, s.res.at(head).Procs})}
+		with := &runSet{jobs: append(slices.Clone(running.jobs), runJob{head, now + s.res.at(head).EstimateUsed, s.res.at(head).Procs, nil})}
 		s.give(now, free-s.res.at(head).Procs, with)
 		return head
 	}

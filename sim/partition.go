@@ -36,7 +36,12 @@ import (
 //     partition O(n/64) and the nodes that change, and each decision sees the free
 //     state AllocateWithout would give it (the emulations decide from their free
 //     nodes alone: alloc's TestMaskMatchesAllocateWithout and plan's
-//     TestMaskPlanEmulators play both in lockstep). Between decisions the
+//     TestMaskPlanEmulators play both in lockstep). With an allocator that
+//     keeps a view per partition (alloc.Viewer: the Slurm emulations, whose
+//     incremental free state is kept per partition, alloc/slurm_view.go) the
+//     mask registers the partitions' outsides as views and a change of
+//     partition switches views (O(n/64) and the nodes changed since the view
+//     was last used; TestMaskViewsMatchAllocateWithout). Between decisions the
 //     allocator counts the held nodes busy; the as-run schedule reads no free
 //     count there, and the replay frees them at its end. The as-run schedule
 //     starts each job when production started it; FCFS, Cplant and EASY decide
@@ -98,18 +103,17 @@ type partitions struct {
 // overlaps. Starting or ending a job costs O(k + atoms x m).
 type partCounts struct {
 	m         int
-	id        map[string]int  // job partition -> number
-	atomOf    []int32         // node -> atom
-	atomParts [][]int         // atom -> the partitions holding it
-	partAtoms [][]int         // partition -> its atoms
-	freeAtom  []int           // free nodes by atom
-	size      []int           // nodes by partition
-	ov        [][]int         // ov[a][b]: nodes in both a and b
-	delta     []int           // scratch: nodes by atom
-	touched   []int           // scratch: atoms of delta set
-	running   map[int][]int32 // running job -> its nodes in each partition
-	bits      [][]uint64      // partition -> its nodes as a bitmap
-	tier      []int           // partition -> its PriorityTier
+	id        map[string]int // job partition -> number
+	atomOf    []int32        // node -> atom
+	atomParts [][]int        // atom -> the partitions holding it
+	partAtoms [][]int        // partition -> its atoms
+	freeAtom  []int          // free nodes by atom
+	size      []int          // nodes by partition
+	ov        [][]int        // ov[a][b]: nodes in both a and b
+	delta     []int          // scratch: nodes by atom
+	touched   []int          // scratch: atoms of delta set
+	bits      [][]uint64     // partition -> its nodes as a bitmap
+	tier      []int          // partition -> its PriorityTier
 }
 
 // newPartitions checks cfg.Partitions against jobs: nil when it is nil or every
@@ -194,8 +198,25 @@ func newPartitions(jobs []Job, cfg Config) (*partitions, error) {
 	if _, ok := cfg.Alloc.(alloc.Placer); ok {
 		return pt, nil // recorded node lists, checked as placed; nothing is chosen
 	}
-	if _, ok := cfg.Alloc.(alloc.Occupier); !ok {
+	oc, ok := cfg.Alloc.(alloc.Occupier)
+	if !ok {
 		return nil, fmt.Errorf("sim: allocator %s cannot keep jobs in their partitions: %w", cfg.Alloc.Name(), alloc.ErrNoRestriction)
+	}
+	if pt.mask != nil {
+		// An allocator that keeps a view per partition (alloc.Viewer) decides
+		// in the job's partition's view: a change of partition switches views.
+		parts := make([]string, 0, len(pt.jobsIn))
+		for name := range pt.jobsIn {
+			parts = append(parts, name)
+		}
+		slices.Sort(parts)
+		sets := make([][]uint64, 0, len(parts))
+		for _, name := range parts {
+			sets = append(sets, pt.out[name])
+		}
+		if err := pt.mask.Views(oc, sets); err != nil {
+			return nil, fmt.Errorf("sim: keeping the jobs in their partitions: %w", err)
+		}
 	}
 	return pt, nil
 }
@@ -220,8 +241,11 @@ func (pt *partitions) end(a alloc.Allocator) error {
 	if pt == nil {
 		return nil
 	}
-	if pt.mask != nil && pt.mask.Held() > 0 {
-		if err := pt.mask.Set(a.(alloc.Occupier), nil); err != nil {
+	if oc, ok := a.(alloc.Occupier); ok && pt.mask != nil {
+		if err := pt.mask.Set(oc, nil); err != nil {
+			return err
+		}
+		if err := pt.mask.Views(oc, nil); err != nil { // the allocator's views dropped
 			return err
 		}
 	}
@@ -271,7 +295,6 @@ func (pt *partitions) release(c *alloc.Clock, a alloc.Allocator, i int, nodes []
 	}
 	if pt.q != nil {
 		pt.q.change(nodes, 1, nil)
-		delete(pt.q.running, i)
 	}
 	oc, ok := a.(alloc.Occupier)
 	if !ok { // a Placer: nothing is held
@@ -331,7 +354,7 @@ func newPartCounts(pt *partitions, n int, tier func(string) int) *partCounts {
 	// Partitions of the same nodes and tier are one for the scheduler: one
 	// queue of fronts, one reservation (a replay whose every partition holds
 	// every node, all of one tier, is the one without partitions).
-	c := &partCounts{id: map[string]int{}, atomOf: make([]int32, n), running: map[int][]int32{}}
+	c := &partCounts{id: map[string]int{}, atomOf: make([]int32, n)}
 	var uniq []string
 	for _, name := range names {
 		x := slices.IndexFunc(uniq, func(u string) bool { return slices.Equal(pt.in[u], pt.in[name]) && tier(u) == tier(name) })
@@ -419,12 +442,14 @@ func (c *partCounts) change(nodes []int, sign int, dst []int32) []int32 {
 	return dst
 }
 
-// took records that job i started on nodes, and its nodes in each partition.
-func (pt *partitions) took(i int, nodes []int) {
+// took records that a job started on nodes, and returns its nodes in each
+// partition (the running job's runJob.in; nil without a queue scheduler of
+// several partitions).
+func (pt *partitions) took(nodes []int) []int32 {
 	if pt == nil || pt.q == nil {
-		return
+		return nil
 	}
-	pt.q.running[i] = pt.q.change(nodes, -1, make([]int32, pt.q.m))
+	return pt.q.change(nodes, -1, make([]int32, pt.q.m))
 }
 
 // tierOf is the PriorityTier of partition number x (1 without several

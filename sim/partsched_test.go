@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -965,4 +966,44 @@ func TestWillRunInMemoIsTheTest(t *testing.T) {
 		t.Errorf("the memo was used %d times in %d histories", runInMemoHits, histories)
 	}
 	t.Logf("reservations reused and checked: %d", runInMemoHits)
+}
+
+// EASY's pass ends when the jobs left can neither start (their partition lacks
+// the free nodes) nor reserve (their partition has its reservation): passEnd,
+// from the queued jobs counted by size. Every pass that ends early checks each
+// job it skips (checkPassEnd; an error fails the replay), on random histories
+// of 2-4 overlapping partitions with tiers, and of one, with slurm:consec
+// (counted reservations) and slurm:tree (placed ones, passPlaced; with one
+// partition backfillPlaced). TestPartitionSchedsMatchReference checks the
+// schedules against the reference that walks the whole queue.
+func TestEASYPassEndSkipsNothing(t *testing.T) {
+	checkPassEnd, passEndStops, passEndJobsLeft = true, 0, 0
+	defer func() { checkPassEnd = false }()
+	m := topo.Mesh(4, 4)
+	rng := rand.New(rand.NewPCG(45, 46))
+	histories := 120
+	if testing.Short() {
+		histories = 40
+	}
+	for h := range histories {
+		parts := randomParts(rng, m.N())
+		if h%4 == 0 {
+			parts = map[string][]int{"all": parts[slices.Sorted(maps.Keys(parts))[0]]}
+		}
+		jobs := randomPartJobs(rng, parts, 30+rng.IntN(50), rng.IntN(2) == 0)
+		tiers := map[string]int{}
+		for _, name := range slices.Sorted(maps.Keys(parts)) { // the same histories every run
+			tiers[name] = 1 + rng.IntN(2)
+		}
+		for _, spec := range []string{"slurm:consec", "slurm:tree:t.conf"} {
+			fj := placeable(t, spec, m, parts, jobs)
+			if _, err := Run(context.Background(), fj, Config{Machine: m, Alloc: refAlloc(t, spec, m), Sched: SchedEASY, Metrics: MetricsSched, Partitions: parts, PartitionTiers: tiers}); err != nil {
+				t.Fatalf("history %d (%v, tiers %v), %s: %v", h, parts, tiers, spec, err)
+			}
+		}
+	}
+	if passEndStops < histories || passEndJobsLeft < histories {
+		t.Errorf("%d passes ended early, %d jobs skipped in %d histories", passEndStops, passEndJobsLeft, histories)
+	}
+	t.Logf("passes ended early: %d, jobs skipped and checked: %d", passEndStops, passEndJobsLeft)
 }

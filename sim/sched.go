@@ -82,10 +82,14 @@ type runJob struct {
 	job    int
 	estEnd int64
 	procs  int
+	in     []int32 // its nodes in each partition (partitions.took; nil without several)
 }
 
-func (s *runSet) add(job int, estEnd int64, procs int) {
-	r := runJob{job, estEnd, procs}
+func (s *runSet) add(job int, estEnd int64, procs int) { s.addIn(job, estEnd, procs, nil) }
+
+// addIn adds job with in, its nodes in each partition.
+func (s *runSet) addIn(job int, estEnd int64, procs int, in []int32) {
+	r := runJob{job, estEnd, procs, in}
 	s.jobs = append(s.jobs, r)
 	if !s.track {
 		return
@@ -342,6 +346,11 @@ func (s *strict) tryFront(x, free int, p *placer) (int, []int, error) {
 // (backfill.c, _attempt_backfill): a job of a higher tier that arrives later
 // passes the waiting jobs of lower tiers and its reservation comes before
 // theirs. With every tier equal the queue is arrival order.
+//
+// A pass stops walking the queue once the jobs left can do nothing (passEnd):
+// none fits its partition's free nodes and every partition with queued jobs
+// has its reservation. The queued jobs are counted by size per partition
+// (sizeCounts), so a pass knows how many fit from the free counts alone.
 type easy struct {
 	res   *jobTable
 	pt    *partitions // jobs of several partitions; else nil
@@ -368,12 +377,120 @@ type easy struct {
 	// refusedKeeping: the sizes and partitions (partitions.key) the allocator
 	// refused in the pass, by the reservations (of placed, as bits) kept off
 	refusedKeeping map[[2]int64]bool
+	// sizes: the queued jobs of each partition by size, so that a pass knows
+	// how many of them its free nodes could hold (passEnd)
+	sizes []sizeCounts
+}
+
+// sizeCounts counts jobs by size: a Fenwick tree over the sizes seen (grown,
+// doubling, to the largest), O(log n) to add a job or to count those of a size
+// or less.
+type sizeCounts struct {
+	t  []int32 // the tree, t[1:]
+	by []int32 // jobs by size
+	n  int     // jobs counted
+}
+
+func (c *sizeCounts) add(k, d int) {
+	c.n += d
+	if k >= len(c.t) {
+		c.by = slices.Grow(c.by, max(2*len(c.by), k+1)-len(c.by))
+		c.by = c.by[:cap(c.by)]
+		c.t = make([]int32, len(c.by))
+		for j := 1; j < len(c.t); j++ { // the tree built in O(sizes)
+			c.t[j] += c.by[j]
+			if p := j + j&-j; p < len(c.t) {
+				c.t[p] += c.t[j]
+			}
+		}
+	}
+	c.by[k] += int32(d)
+	for ; k < len(c.t); k += k & -k {
+		c.t[k] += int32(d)
+	}
+}
+
+// upTo is the number of jobs of size k or less.
+func (c *sizeCounts) upTo(k int) int {
+	s := 0
+	for k = min(k, len(c.t)-1); k > 0; k -= k & -k {
+		s += int(c.t[k])
+	}
+	return s
+}
+
+// passEnd tells a pass over the queue when the jobs left can do nothing: a
+// job starts only if its partition has the free nodes (its size at most
+// free[x]), and gets a reservation only if it is its partition's first in the
+// pass. With fit the queued jobs that fit their partition's free nodes, and
+// open the partitions with queued jobs and no reservation yet, the rest of the
+// queue neither starts nor reserves once both are 0 (a pass changes no free
+// count: it ends at the first start).
+type passEnd struct {
+	fit, open int
+}
+
+// checkPassEnd (tests only) makes a pass that ends early (passEnd) check that
+// each job left, from queue entry qi on, neither fits its partition's free
+// nodes (free[x], or free when not negative) nor is its partition's first of
+// the pass, and count the passes ended early and the jobs skipped.
+var (
+	checkPassEnd                  bool
+	passEndStops, passEndJobsLeft int
+)
+
+func (s *easy) checkSkipped(qi, free int) error {
+	if !checkPassEnd {
+		return nil
+	}
+	passEndStops++
+	for _, e := range s.queue[qi:] {
+		f := free
+		if f < 0 {
+			f = s.free[e.x]
+		}
+		if e.k <= f || (free < 0 && !s.has[e.x]) {
+			r := s.res.at(e.i)
+			return fmt.Errorf("sim: internal error: job %d (%d nodes, partition %d of %d free nodes, reserved %v) skipped by the pass", r.ID, e.k, e.x, f, free >= 0 || s.has[e.x])
+		}
+		passEndJobsLeft++
+	}
+	return nil
+}
+
+// newPassEnd counts the jobs of the queue that fit free (by partition) and the
+// partitions with queued jobs.
+func (s *easy) newPassEnd(free []int) passEnd {
+	var e passEnd
+	for x := range s.sizes {
+		if s.sizes[x].n > 0 {
+			e.open++
+			e.fit += s.sizes[x].upTo(free[x])
+		}
+	}
+	return e
+}
+
+// queued adds (d = 1) or removes (-1) queue entry q from the counts.
+func (s *easy) queued(q easyQueued, d int) {
+	s.sizes[q.x].add(q.k, d)
+}
+
+// dequeue removes entry qi of the queue.
+func (s *easy) dequeue(qi int) {
+	s.queued(s.queue[qi], -1)
+	if qi == 0 {
+		s.queue = s.queue[1:]
+		return
+	}
+	s.queue = slices.Delete(s.queue, qi, qi+1)
 }
 
 // easyQueued is a queued job i of partition number x (0 without several
-// partitions), looked up once at its arrival rather than at every pass.
+// partitions) and k processors, looked up once at its arrival rather than at
+// every pass.
 type easyQueued struct {
-	i, x int
+	i, x, k int
 }
 
 // placedResv is a front's reservation of passPlaced: job holds nodes (the
@@ -406,14 +523,16 @@ func newEASY(res *jobTable, pt *partitions) *easy {
 		s.pt, s.m = pt, pt.q.m
 		s.trial = map[int64]easyTrial{}
 	}
-	s.free, s.has = make([]int, s.m), make([]bool, s.m)
+	s.free, s.has, s.sizes = make([]int, s.m), make([]bool, s.m), make([]sizeCounts, s.m)
 	return s
 }
 
 // arrive queues job i behind the jobs of its partition's tier and of the
 // higher ones, ahead of those of lower tiers (arrival order within a tier).
 func (s *easy) arrive(i int, _ int64, _ int, _ *runSet) {
-	e := easyQueued{i, s.pt.part(s.res.at(i))}
+	r := s.res.at(i)
+	e := easyQueued{i, s.pt.part(r), r.Procs}
+	s.queued(e, 1)
 	at := len(s.queue)
 	if s.pt != nil && at > 0 && s.pt.tierOf(s.queue[at-1].x) < s.pt.tierOf(e.x) {
 		// The queue's tiers do not increase: behind the last job of a tier
@@ -444,13 +563,13 @@ func (s *easy) next(now int64, free int, running *runSet, p *placer) (int, []int
 	}
 	if p.frag != nil { // one partition or none
 		head := s.queue[0].i
-		if s.res.at(head).Procs <= free {
+		if s.queue[0].k <= free {
 			nodes, err := p.place(head)
 			if err != nil {
 				return -1, nil, err
 			}
 			if nodes != nil {
-				s.queue = s.queue[1:]
+				s.dequeue(0)
 				return head, nodes, nil
 			}
 		}
@@ -465,27 +584,31 @@ func (s *easy) next(now int64, free int, running *runSet, p *placer) (int, []int
 			s.free[x] = s.pt.q.freeIn(x, nil)
 		}
 	}
+	end := s.newPassEnd(s.free)
 	for qi, e := range s.queue {
+		if end.fit == 0 && end.open == 0 {
+			if err := s.checkSkipped(qi, -1); err != nil {
+				return -1, nil, err
+			}
+			break // the jobs left neither start nor reserve (passEnd)
+		}
 		i, x := e.i, e.x
-		r := s.res.at(i)
-		if r.Procs <= s.free[x] {
+		if e.k <= s.free[x] {
+			end.fit--
 			nodes, err := s.startNow(i, x, now, running, p)
 			if err != nil {
 				return -1, nil, err
 			}
 			if nodes != nil {
-				if qi == 0 {
-					s.queue = s.queue[1:]
-				} else {
-					s.queue = slices.Delete(s.queue, qi, qi+1)
-				}
+				s.dequeue(qi)
 				return i, nodes, nil
 			}
 		}
 		if !s.has[x] {
 			s.build(now, running)
-			s.reserve(x, r.Procs, r.EstimateUsed, now)
+			s.reserve(x, e.k, s.res.at(i).EstimateUsed, now)
 			s.has[x] = true
+			end.open--
 		}
 	}
 	return -1, nil, nil
@@ -592,7 +715,7 @@ func (s *easy) build(now int64, running *runSet) {
 			row[0] = prev[0] + r.procs
 			continue
 		}
-		for x, c := range s.pt.q.running[r.job] {
+		for x, c := range r.in {
 			row[x] = prev[x] + int(c)
 		}
 	}
@@ -698,12 +821,23 @@ func (s *easy) backfillPlaced(now int64, free int, running *runSet, p *placer) (
 		r := s.res.at(head)
 		return -1, nil, fmt.Errorf("sim: internal error: job %d (%d nodes) is placed on no emptied machine, though it fit the empty one", r.ID, r.Procs)
 	}
+	fit := s.sizes[0].upTo(free) // the queued jobs that fit (passEnd)
+	if s.queue[0].k <= free {
+		fit--
+	}
 	for qi := 1; qi < len(s.queue); qi++ {
-		i := s.queue[qi].i
-		r := s.res.at(i)
-		if r.Procs > free {
+		if fit == 0 {
+			if err := s.checkSkipped(qi, free); err != nil {
+				return -1, nil, err
+			}
+			break // the jobs left do not fit (passEnd)
+		}
+		if s.queue[qi].k > free {
 			continue
 		}
+		fit--
+		i := s.queue[qi].i
+		r := s.res.at(i)
 		var nodes []int
 		var err error
 		if now+r.EstimateUsed <= res.shadow {
@@ -715,7 +849,7 @@ func (s *easy) backfillPlaced(now int64, free int, running *runSet, p *placer) (
 			return -1, nil, err
 		}
 		if nodes != nil {
-			s.queue = slices.Delete(s.queue, qi, qi+1)
+			s.dequeue(qi)
 			return i, nodes, nil
 		}
 	}
@@ -742,23 +876,34 @@ func (s *easy) passPlaced(now int64, running *runSet, p *placer) (int, []int, er
 		s.refusedKeeping = map[[2]int64]bool{}
 	}
 	clear(s.refusedKeeping)
+	for x := range s.free {
+		s.free[x] = s.pt.q.freeIn(x, nil)
+	}
+	end := s.newPassEnd(s.free)
 	for qi, e := range s.queue {
+		if end.fit == 0 && end.open == 0 {
+			if err := s.checkSkipped(qi, -1); err != nil {
+				return -1, nil, err
+			}
+			break // the jobs left neither start nor reserve (passEnd)
+		}
 		i, x := e.i, e.x
 		r := s.res.at(i)
-		if r.Procs <= s.pt.q.freeIn(x, nil) {
+		if e.k <= s.free[x] {
+			end.fit--
 			nodes, err := s.placeKeeping(i, now, p, s.placed)
 			if err != nil {
 				return -1, nil, err
 			}
 			if nodes != nil {
-				s.queue = slices.Delete(s.queue, qi, qi+1)
+				s.dequeue(qi)
 				return i, nodes, nil
 			}
 		}
 		if s.has[x] {
 			continue
 		}
-		s.has[x] = true
+		s.has[x], end.open = true, end.open-1
 		h, ok, err := p.willRunIn(i, now, running, s.placed)
 		if err != nil {
 			return -1, nil, err

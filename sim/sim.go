@@ -852,8 +852,7 @@ func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Resul
 				return nil, fmt.Errorf("%w at time %d", err, now)
 			}
 			r.Start, r.End = now, now+r.Runtime
-			running.add(i, r.Start+r.EstimateUsed, r.Procs)
-			pt.took(i, nodes)
+			running.addIn(i, r.Start+r.EstimateUsed, r.Procs, pt.took(nodes))
 			q.depart(event{time: r.End, depart: true, seq: seq, job: i})
 			seq++
 		}

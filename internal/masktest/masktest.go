@@ -7,6 +7,7 @@ package masktest
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -24,6 +25,28 @@ import (
 // Half the histories hide got's AppendFreeIn (Set's bulk path), so that both of
 // Set's paths are played. ref and got must be two allocators in the same state (both empty, typically).
 func Lockstep(t testing.TB, rng *rand.Rand, ref, got alloc.Occupier, steps int, what string) int {
+	t.Helper()
+	return lockstep(t, rng, ref, got, steps, what, false)
+}
+
+// LockstepViews is Lockstep with got's views (got must be an alloc.Viewer):
+// the mask registers most of the partitions' outsides as views (Mask.Views),
+// and a quarter of the decisions keep random nodes away besides the
+// partition's outside (a set no view is of: the view of a registered set it
+// holds, the rest held, as FCFS's failed partitions and EASY's reservations
+// are kept away). Every tenth step the allocator's free state is checked
+// against the reference's less the nodes kept away, and a clone of each
+// (alloc.Fragmenting) decides a job, again alike; so after a third of the
+// releases, with the set of the last decision.
+func LockstepViews(t testing.TB, rng *rand.Rand, ref, got alloc.Occupier, steps int, what string) int {
+	t.Helper()
+	if _, ok := got.(alloc.Viewer); !ok {
+		t.Fatalf("%s: %s keeps no views", what, got.Name())
+	}
+	return lockstep(t, rng, ref, got, steps, what, true)
+}
+
+func lockstep(t testing.TB, rng *rand.Rand, ref, got alloc.Occupier, steps int, what string, views bool) int {
 	t.Helper()
 	n := ref.Machine().N()
 	type part struct {
@@ -58,11 +81,24 @@ func Lockstep(t testing.TB, rng *rand.Rand, ref, got alloc.Occupier, steps int, 
 		p.size = n - len(p.away)
 		parts = append(parts, p)
 	}
-	if rng.IntN(2) == 0 {
+	mask := alloc.NewMask(n)
+	if views {
+		var sets [][]uint64
+		for _, p := range parts {
+			if rng.IntN(5) != 0 {
+				sets = append(sets, p.bm)
+			}
+		}
+		if err := mask.Views(got, sets); err != nil {
+			t.Fatalf("%s: views: %v", what, err)
+		}
+	} else if rng.IntN(2) == 0 {
 		got = isFreeOnly{got} // Mask.Set's per-node path (no AppendFreeIn)
 	}
-	mask := alloc.NewMask(n)
 	var running [][]int
+	var curAway []int // the last set given the mask, as a list and as a bitmap
+	var curBM []uint64
+	setOnce := false
 	decisions := 0
 	for step := range steps {
 		if len(running) > 0 && rng.IntN(100) < 45 {
@@ -75,6 +111,9 @@ func Lockstep(t testing.TB, rng *rand.Rand, ref, got alloc.Occupier, steps int, 
 			if err := mask.Release(nil, got, nodes); err != nil {
 				t.Fatalf("%s: step %d: mask release: %v", what, step, err)
 			}
+			if views && setOnce && rng.IntN(3) == 0 { // the views seen between decisions
+				checkSeen(t, rng, ref, got, curAway, curBM, 1+rng.IntN(n), fmt.Sprintf("%s: step %d, after a release", what, step))
+			}
 			continue
 		}
 		pi := rng.IntN(len(parts))
@@ -83,10 +122,21 @@ func Lockstep(t testing.TB, rng *rand.Rand, ref, got alloc.Occupier, steps int, 
 		if rng.IntN(8) == 0 {
 			k = 1
 		}
-		want, _, werr := alloc.AllocateWithout(context.Background(), ref, k, p.away, nil)
-		if err := mask.Set(got, p.bm); err != nil {
+		away, bm := p.away, p.bm
+		if views && rng.IntN(4) == 0 {
+			away, bm = withRandomNodes(rng, n, p.bm)
+		}
+		if views && step%10 == 0 {
+			if err := mask.Set(got, bm); err != nil {
+				t.Fatalf("%s: step %d: mask set: %v", what, step, err)
+			}
+			checkSeen(t, rng, ref, got, away, bm, k, fmt.Sprintf("%s: step %d", what, step))
+		}
+		want, _, werr := alloc.AllocateWithout(context.Background(), ref, k, away, nil)
+		if err := mask.Set(got, bm); err != nil {
 			t.Fatalf("%s: step %d: mask set: %v", what, step, err)
 		}
+		curAway, curBM, setOnce = away, bm, true
 		have, herr := got.Allocate(k)
 		decisions++
 		if (werr == nil) != (herr == nil) || (werr != nil && werr.Error() != herr.Error()) || !slices.Equal(want, have) {
@@ -98,6 +148,9 @@ func Lockstep(t testing.TB, rng *rand.Rand, ref, got alloc.Occupier, steps int, 
 	}
 	if err := mask.Set(got, nil); err != nil {
 		t.Fatalf("%s: clearing the mask: %v", what, err)
+	}
+	if err := mask.Views(got, nil); err != nil {
+		t.Fatalf("%s: dropping the views: %v", what, err)
 	}
 	if mask.Held() != 0 || ref.NumFree() != got.NumFree() {
 		t.Fatalf("%s: after the history %d held, %d free against %d", what, mask.Held(), got.NumFree(), ref.NumFree())
@@ -113,3 +166,54 @@ func Lockstep(t testing.TB, rng *rand.Rand, ref, got alloc.Occupier, steps int, 
 // isFreeOnly hides an allocator's AppendFreeIn: Mask.Set then asks IsFree node by
 // node.
 type isFreeOnly struct{ alloc.Occupier }
+
+// withRandomNodes returns the nodes of bm (nil: none) and about a fifth of the
+// others, as a list and as a new bitmap.
+func withRandomNodes(rng *rand.Rand, n int, bm []uint64) ([]int, []uint64) {
+	out := make([]uint64, (n+63)/64)
+	var list []int
+	for v := range n {
+		if (bm != nil && bm[v>>6]>>(v&63)&1 != 0) || rng.IntN(5) == 0 {
+			out[v>>6] |= 1 << (v & 63)
+			list = append(list, v)
+		}
+	}
+	return list, out
+}
+
+// checkSeen fails unless got (a mask of bm set) reports the reference's free
+// nodes outside away, and, for allocators that clone, unless a clone of got
+// places a job of k nodes where a clone of ref does off away.
+func checkSeen(t testing.TB, rng *rand.Rand, ref, got alloc.Occupier, away []int, bm []uint64, k int, what string) {
+	t.Helper()
+	free := 0
+	for v := range ref.Machine().N() {
+		want := ref.IsFree(v) && (bm == nil || bm[v>>6]>>(v&63)&1 == 0)
+		if got.IsFree(v) != want {
+			t.Fatalf("%s: node %d free %v, the reference's outside the set %v", what, v, got.IsFree(v), want)
+		}
+		if want {
+			free++
+		}
+	}
+	if got.NumFree() != free {
+		t.Fatalf("%s: %d free, the reference %d outside the set", what, got.NumFree(), free)
+	}
+	rf, ok1 := ref.(alloc.Fragmenting)
+	gf, ok2 := got.(alloc.Fragmenting)
+	if !ok1 || !ok2 {
+		return
+	}
+	rc, gc := rf.Clone(), gf.Clone()
+	if rng.IntN(2) == 0 {
+		k = 1
+	}
+	want, _, werr := alloc.AllocateWithout(context.Background(), rc, k, away, nil)
+	have, herr := gc.Allocate(k)
+	if (werr == nil) != (herr == nil) || (werr != nil && werr.Error() != herr.Error()) || !slices.Equal(want, have) {
+		t.Fatalf("%s: clones, a job of %d nodes: AllocateWithout %v (%v), the mask's clone %v (%v)", what, k, want, werr, have, herr)
+	}
+	if gc.NumFree() != free-len(have) {
+		t.Fatalf("%s: the mask's clone has %d free after the job, %d expected", what, gc.NumFree(), free-len(have))
+	}
+}
