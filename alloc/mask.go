@@ -166,7 +166,7 @@ func (m *Mask) Set(a Occupier, away []uint64) error {
 		return nil // the current set (the same bitmap): nothing changes
 	}
 	if m.viewer == nil {
-		if err := m.hold(a, away, m.away); err != nil {
+		if err := m.hold(a, away, m.away, away); err != nil {
 			return err
 		}
 		m.away = away
@@ -203,15 +203,16 @@ func (m *Mask) Set(a Occupier, away []uint64) error {
 	}
 	old := m.extra
 	if view != m.view {
-		// The held nodes are busy in every view: in the new one those of the
-		// new extra stay held, the others are freed, and the nodes to hold are
-		// its free ones of extra (old's need not be: they were of another view).
+		// The held nodes are busy in every view: those of away stay held (the
+		// new extra's, and those the new view leaves out), the others are
+		// freed, and the nodes to hold are the free ones of extra (old's need
+		// not be: they were of another view).
 		if err := m.viewer.UseView(view); err != nil {
 			return err
 		}
 		m.view, old = view, nil
 	}
-	if err := m.hold(a, extra, old); err != nil {
+	if err := m.hold(a, extra, old, away); err != nil {
 		return err
 	}
 	m.away, m.extra = away, extra
@@ -229,17 +230,21 @@ func subset(a, b []uint64) bool {
 }
 
 // hold changes the nodes the mask holds from those of old (nil: none) to the
-// free ones of set (nil: none): the held nodes set does not list are
-// released, the free nodes it lists and old did not are occupied (those of
-// old are held or busy already).
-func (m *Mask) hold(a Occupier, set, old []uint64) error {
+// free ones of set (nil: none): the held nodes keep does not list are
+// released, the free nodes set lists and old did not are occupied (those of
+// old are held or busy already). keep holds set: with views it is the whole
+// set kept away, of which set is the part outside the view's set, so that a
+// held node the new view leaves out stays held (freeing it would change
+// nothing the view's decisions see, and a later view that keeps it away would
+// occupy it again).
+func (m *Mask) hold(a Occupier, set, old, keep []uint64) error {
 	// Free the held nodes the new set allows.
 	m.buf = m.buf[:0]
 	if m.nheld > 0 {
 		for w, h := range m.held {
 			x := h
-			if set != nil {
-				x &^= set[w]
+			if keep != nil {
+				x &^= keep[w]
 			}
 			for ; x != 0; x &= x - 1 {
 				m.buf = append(m.buf, w<<6+bits.TrailingZeros64(x))
