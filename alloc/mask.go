@@ -154,7 +154,8 @@ func (m *Mask) Views(a Occupier, sets [][]uint64) error {
 // free nodes it lists that are not held are occupied. away is kept until the next
 // Set and must not change meanwhile. With views (Views) the view of away, or of
 // the registered set it holds with the most nodes, becomes the allocator's, and
-// only the nodes of away outside that set are held.
+// only the nodes of away outside that set are held (those held before that
+// the view leaves out stay held: its decisions do not see them).
 func (m *Mask) Set(a Occupier, away []uint64) error {
 	if len(away) == 0 {
 		away = nil
