@@ -112,13 +112,7 @@ func TestParseStopsBuildingSlurmsTree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []int{1, 7, m.N() / 3, 2} {
-		a, errA := got.Allocate(k)
-		b, errB := want.Allocate(k)
-		if !slices.Equal(a, b) || (errA == nil) != (errB == nil) {
-			t.Fatalf("a job of %d: %v, %v; NewSlurm's %v, %v", k, a, errA, b, errB)
-		}
-	}
+	placesAsNewSlurm(t, got, want, m.N())
 	looks := count.Looks()
 	// Each upper switch's walk visits the switches below it: far more than the
 	// hosts on a fat tree.
@@ -159,13 +153,7 @@ func TestNewSlurmStopsSortingNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []int{1, 7, m.N() / 3, 2} {
-		a, errA := got.Allocate(k)
-		b, errB := want.Allocate(k)
-		if !slices.Equal(a, b) || (errA == nil) != (errB == nil) {
-			t.Fatalf("a job of %d: %v, %v; NewSlurm's %v, %v", k, a, errA, b, errB)
-		}
-	}
+	placesAsNewSlurm(t, got, want, m.N())
 	looks := count.Looks()
 	if min := int64(2 * m.N() / 4096); looks < min { // the runs sorted, then merged
 		t.Fatalf("%d looks for %d names, want at least %d", looks, m.N(), min)
@@ -173,6 +161,19 @@ func TestNewSlurmStopsSortingNames(t *testing.T) {
 	for k, stop := range ctxtest.Stops(looks, 20) {
 		if a, err := newSlurm(stop, m, cfg); !errors.Is(err, context.Canceled) || a != nil {
 			t.Fatalf("ended after %d of %d looks: allocator %v, error %v; want none and context.Canceled", k, looks, a != nil, err)
+		}
+	}
+}
+
+// placesAsNewSlurm fails t unless got places jobs of 1, 7, n/3 and 2 nodes, one
+// after another, as want (NewSlurm's emulator of the same machine) does.
+func placesAsNewSlurm(t *testing.T, got, want Allocator, n int) {
+	t.Helper()
+	for _, k := range []int{1, 7, n / 3, 2} {
+		a, errA := got.Allocate(k)
+		b, errB := want.Allocate(k)
+		if !slices.Equal(a, b) || (errA == nil) != (errB == nil) {
+			t.Fatalf("a job of %d: %v, %v; NewSlurm's %v, %v", k, a, errA, b, errB)
 		}
 	}
 }
