@@ -4,14 +4,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/procalloc/procalloc/curves"
 	"github.com/procalloc/procalloc/internal/textin"
 )
 
@@ -301,4 +304,88 @@ func (p *progress) Done() {
 	if p.visible {
 		fmt.Fprint(p.w, "\r\033[K")
 	}
+}
+
+// decompressHint is the command line that reads an input procalloc does not
+// decompress itself (xz, zstd: textin.CompressedStartError) through standard
+// input, for err, the error of the command line args (the command's name first):
+// "xz -dc f.ibnet.xz | procalloc curve --graph - --curve rcm". The input is the
+// argument (or --flag=VALUE's value) err names whose file starts with the
+// format's magic bytes; given as "-", the decompressor goes into the pipe. When
+// another argument reads standard input already, the file is decompressed to a
+// file first. "" when err is another error, or names no argument (a trace named
+// in a sweep file, bf:FILE).
+func decompressHint(err error, args []string) string {
+	var cs *textin.CompressedStartError
+	if !errors.As(err, &cs) || cs.Read || len(args) == 0 {
+		return ""
+	}
+	msg := err.Error()
+	// value is the input argument a names: FILE of "--flag=FILE", or a itself.
+	value := func(a string) (prefix, v string) {
+		if strings.HasPrefix(a, "-") && strings.Contains(a, "=") {
+			i := strings.IndexByte(a, '=')
+			return a[:i+1], a[i+1:]
+		}
+		return "", a
+	}
+	stdinUsed, at := false, -1
+	for i, a := range args[1:] {
+		_, v := value(a)
+		if v == "-" {
+			stdinUsed = true
+			if strings.Contains(msg, "-: ") {
+				at = i + 1
+			}
+			continue
+		}
+		if at >= 0 || v == "" || !strings.Contains(msg, v) {
+			continue
+		}
+		f, err := os.Open(v)
+		if err != nil {
+			continue
+		}
+		head := make([]byte, textin.StartLen)
+		n, _ := io.ReadFull(f, head)
+		f.Close()
+		if format, _, _ := textin.Compression(string(head[:n])); format == cs.Format {
+			at = i + 1
+		}
+	}
+	if at < 0 {
+		return ""
+	}
+	words := func(args []string) string {
+		w := make([]string, len(args))
+		for i, a := range args {
+			w[i] = textin.ShellWord(a)
+		}
+		return "procalloc " + strings.Join(w, " ")
+	}
+	prefix, file := value(args[at])
+	if file == "-" {
+		return fmt.Sprintf("put %s into the pipe: ... | %s | %s", cs.Pipe, cs.Pipe, words(args))
+	}
+	again := slices.Clone(args)
+	if !stdinUsed {
+		again[at] = prefix + "-"
+		// A ranking file's format may come from its name (r.ranks.xz: ranks), which
+		// standard input has not: say it.
+		flagName := strings.TrimSuffix(prefix, "=")
+		if flagName == "" && at > 1 {
+			flagName = args[at-1]
+		}
+		if f, ok := curves.ReadFormatFromPath(file); ok && f != curves.FormatJSONOrJGF && slices.Contains([]string{"--curve", "-curve", "--ranking", "-ranking"}, flagName) &&
+			!slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(strings.TrimLeft(a, "-"), "ranking-format") }) {
+			again = append(again, "--ranking-format", string(f))
+		}
+		return fmt.Sprintf("read it through standard input: %s %s | %s", cs.Pipe, textin.ShellWord(file), words(again))
+	}
+	_, plain := textin.CompressedName(file)
+	if plain == file {
+		plain += ".txt"
+	}
+	again[at] = prefix + plain
+	return fmt.Sprintf("standard input is taken: decompress it to a file first: %s %s > %s && %s", cs.Pipe, textin.ShellWord(file), textin.ShellWord(plain), words(again))
 }

@@ -336,6 +336,9 @@ func run(ctx context.Context, e *env, args []string) (code int) {
 		return 2
 	case err != nil:
 		fmt.Fprintf(e.stderr, "procalloc %s: %v\n", name, err)
+		if hint := decompressHint(err, args); hint != "" {
+			fmt.Fprintf(e.stderr, "procalloc %s: %s\n", name, hint)
+		}
 		if errors.Is(err, os.ErrNotExist) {
 			// An example's ../shared/ file in a checkout without the shared data.
 			for _, d := range sharedData {
