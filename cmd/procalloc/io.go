@@ -52,26 +52,39 @@ func openInput(e *env, path string) (io.ReadCloser, error) {
 // waited for the watchdog's 2 s ("still running 2s after the interrupt: stopped").
 // run gives every command its standard input through it, the one place commands
 // get it (openInput's "-", --graph -, sweep -, evaluate's and hostlist's reads).
-// A file is read as before (its reads never wait); the goroutine left behind by
-// an abandoned read ends when the process does, or when r is closed (tests).
-// Given a reader of its own, it returns the same input under ctx alone: plan
-// reads standard input under its time limit (a context derived from run's), and
-// a test may run two commands with one env.
+// A file is read as before (its reads never wait).
+//
+// Given a reader of its own, it returns the same input under ctx alone, sharing
+// the first one's state: plan reads standard input under its time limit (a
+// context derived from run's), and a test may run two commands with one env. A
+// read left behind is taken over by the next Read of either reader, never a
+// second one started beside it: its bytes are handed on, not lost, and standard
+// input is never read twice at once. So at most one goroutine per input is ever
+// left waiting; it ends when the process does, or when r is closed (tests).
 func stdinUntil(ctx context.Context, r io.Reader) io.Reader {
 	if r == nil {
 		return nil
 	}
 	if a, ok := r.(*abandonableReader); ok {
-		r = a.r
+		return &abandonableReader{ctx: ctx, s: a.s}
 	}
-	return &abandonableReader{ctx: ctx, r: r}
+	return &abandonableReader{ctx: ctx, s: &stdinState{r: r}}
 }
 
-// abandonableReader is stdinUntil's reader.
+// abandonableReader is stdinUntil's reader. Like any reader, it is read by one
+// goroutine at a time (and so are the readers that share its state).
 type abandonableReader struct {
 	ctx context.Context
-	r   io.Reader
-	buf []byte // the reads' buffer, reused while no read was abandoned
+	s   *stdinState
+}
+
+// stdinState is the input of one or more abandonableReaders.
+type stdinState struct {
+	r       io.Reader
+	buf     []byte          // the reads' buffer, reused while nothing of it waits in rest
+	pending chan readResult // the read under way, left behind by a cancelled Read; nil when none
+	rest    []byte          // bytes read and not handed on yet (a read longer than the Read that took it over)
+	restErr error           // the error that came with them
 }
 
 // maxStdinRead bounds one read's buffer (io.ReadAll asks for ever larger ones).
@@ -89,22 +102,42 @@ func (a *abandonableReader) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	n := min(len(p), maxStdinRead)
-	if cap(a.buf) < n {
-		a.buf = make([]byte, n)
+	s := a.s
+	if len(s.rest) > 0 {
+		n := copy(p, s.rest)
+		s.rest = s.rest[n:]
+		if len(s.rest) > 0 {
+			return n, nil
+		}
+		err := s.restErr
+		s.rest, s.restErr = nil, nil
+		return n, err
 	}
-	buf := a.buf[:n]
-	done := make(chan readResult, 1)
-	go func() {
-		n, err := a.r.Read(buf)
-		done <- readResult{n, err}
-	}()
+	if s.pending == nil {
+		n := min(len(p), maxStdinRead)
+		if cap(s.buf) < n {
+			s.buf = make([]byte, n)
+		}
+		buf := s.buf[:n]
+		done := make(chan readResult, 1)
+		go func() {
+			n, err := s.r.Read(buf)
+			done <- readResult{n, err}
+		}()
+		s.pending = done
+	}
 	select {
-	case res := <-done:
-		return copy(p, buf[:res.n]), res.err
+	case res := <-s.pending:
+		s.pending = nil
+		n := copy(p, s.buf[:res.n])
+		if n < res.n { // a read left behind was larger than p
+			s.rest, s.restErr = s.buf[n:res.n], res.err
+			s.buf = nil // rest holds on to it
+			return n, nil
+		}
+		return n, res.err
 	case <-a.ctx.Done():
-		a.buf = nil // the abandoned read may still fill it
-		return 0, context.Cause(a.ctx)
+		return 0, context.Cause(a.ctx) // the read stays pending, for the next Read
 	}
 }
 
