@@ -23,6 +23,12 @@ import (
 // input is handed on at once); the input is decompressed as it is read, never
 // whole, and a plain one is read at its caller's pace.
 //
+// An input compressed more than once (x.gz.gz) is decompressed again, up to
+// maxLayers times: compressed data start with magic bytes no text starts with.
+// Zero bytes after gzip data, to the end of the input, are padding (a tape's or a
+// block device's last block), read as GNU gzip reads them; other bytes there are
+// a *TrailingDataError naming their offset.
+//
 // A compressed input that is cut short or damaged ends with a *CompressedError
 // after its last whole line: the line the cut tore is not handed on, so that a
 // reader of lines reports the file as truncated, not the torn line as malformed
