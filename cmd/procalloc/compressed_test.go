@@ -41,6 +41,15 @@ func bzip2Of(t *testing.T, data []byte) []byte {
 	return out
 }
 
+// padTo512 is data followed by zero bytes to a multiple of 512 (a tape's or a
+// block device's last block); nil stays nil.
+func padTo512(data []byte) []byte {
+	if data == nil {
+		return nil
+	}
+	return append(bytes.Clone(data), make([]byte, 512-len(data)%512)...)
+}
+
 // sameText reports whether a and b have the same words (a table's columns are as
 // wide as the file names in them), less the lines that report a time ("seconds
 // 0.001": a solve timed twice takes 0.000 s one run and 0.001 s the next).
@@ -122,7 +131,7 @@ func compressedInputCases(t *testing.T) []compressedInput {
 }
 
 // TestCompressedInputs: every input of procalloc's own, gzip- or bzip2-compressed,
-// gzip'd twice or zero-padded after its gzip data, gives what the plain file gives
+// gzip'd twice or zero-padded after its gzip or bzip2 data, gives what the plain file gives
 // (exit code and standard output), as a file and on standard input; cut short, it is an error, exit 1, that says "truncated" and
 // names the file. Before, only traces were read compressed: every other input was
 // refused ("the input is gzip-compressed ...: gunzip it first"); until
@@ -153,15 +162,16 @@ func TestCompressedInputs(t *testing.T) {
 			{".gz", gz}, {".bz2", bzip2Of(t, c.data)},
 			{".gz.gz", gzipOf(t, gz)}, // compressed twice: decompressed twice
 			// zero padding to a 512-byte block (a tape's, dd conv=sync): read as gzip -d reads it
-			{".padded", append(bytes.Clone(gz), make([]byte, 512-len(gz)%512)...)},
+			{".padded.gz", padTo512(gz)},
+			{".padded.bz2", padTo512(bzip2Of(t, c.data))},
 		} {
 			if z.data == nil {
 				t.Logf("no bzip2 command: %s.bz2 not tried", c.name)
 				continue
 			}
 			path := plain + z.ext
-			if z.ext == ".padded" {
-				path = filepath.Join(dir, "padded", c.name+".gz") // a ranking's format is in its name
+			if ext, ok := strings.CutPrefix(z.ext, ".padded"); ok {
+				path = filepath.Join(dir, "padded", c.name+ext) // a ranking's format is in its name
 				os.MkdirAll(filepath.Dir(path), 0o755)
 			}
 			if err := os.WriteFile(path, z.data, 0o644); err != nil {

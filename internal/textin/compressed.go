@@ -25,9 +25,9 @@ import (
 //
 // An input compressed more than once (x.gz.gz) is decompressed again, up to
 // maxLayers times: compressed data start with magic bytes no text starts with.
-// Zero bytes after gzip data, to the end of the input, are padding (a tape's or a
-// block device's last block), read as GNU gzip reads them; other bytes there are
-// a *TrailingDataError naming their offset.
+// Zero bytes after gzip or bzip2 data, to the end of the input, are padding (a
+// tape's or a block device's last block), read as GNU gzip and bunzip2 read them;
+// other bytes there are a *TrailingDataError naming their offset.
 //
 // A compressed input that is cut short or damaged ends with a *CompressedError
 // after its last whole line: the line the cut tore is not handed on, so that a
@@ -193,7 +193,7 @@ func sniff(r io.Reader) (head []byte, all io.Reader) {
 // openLayer returns a reader of what in, compressed in format, holds.
 func openLayer(format string, in io.Reader) (io.Reader, error) {
 	if format == "bzip2" {
-		return bzip2.NewReader(bufio.NewReaderSize(in, 64<<10)), nil
+		return newBzip2Streams(in), nil
 	}
 	return newGzipMembers(in)
 }
@@ -265,32 +265,107 @@ func (g *gzipMembers) next() error {
 	case len(b) == 0:
 		return err
 	}
-	var zeros int64
+	return skipPadding(g.br, start, 0)
+}
+
+// skipPadding reads zero bytes from br to the end of the input and returns io.EOF
+// there (padding), or a *TrailingDataError at the first other byte, or once more
+// than maxPadding of them came. start is the input offset of the padding's first
+// byte, of which zeros were read already.
+func skipPadding(br *bufio.Reader, start, zeros int64) error {
 	for {
-		if _, err := g.br.Peek(1); err != nil {
+		if _, err := br.Peek(1); err != nil {
 			if err == io.EOF {
 				return io.EOF // zeros only, to the end: padding
 			}
 			return err
 		}
-		b, _ := g.br.Peek(g.br.Buffered())
+		b, _ := br.Peek(br.Buffered())
 		i := bytes.IndexFunc(b, func(r rune) bool { return r != 0 })
 		if i < 0 {
 			i = len(b)
 		}
 		zeros += int64(i)
-		g.br.Discard(i)
+		br.Discard(i)
 		if zeros > maxPadding {
 			return &TrailingDataError{Offset: start, Zeros: zeros, TooMuchPadding: true}
 		}
 		if i < len(b) {
-			return &TrailingDataError{Offset: g.offset(), Zeros: zeros}
+			return &TrailingDataError{Offset: start + zeros, Zeros: zeros}
 		}
 	}
 }
 
-// TrailingDataError is bytes after a gzip input's last member that are neither
-// another member nor zero padding to the end of the input.
+// bzip2Streams reads a bzip2 input as compress/bzip2 does (streams one after the
+// other, `cat a.bz2 b.bz2`), and takes zero bytes after the last stream as padding,
+// as bunzip2 does ("trailing garbage after EOF ignored", exit 0); other bytes there
+// are a *TrailingDataError. compress/bzip2 reads the two bytes after a stream's
+// end, which must start another ("BZ"), and says "bad magic value in continuation
+// file" when they do not: those two are known here (byteRecorder), the rest is
+// looked at as after gzip data.
+type bzip2Streams struct {
+	rec *byteRecorder
+	zr  io.Reader
+	err error
+}
+
+func newBzip2Streams(in io.Reader) *bzip2Streams {
+	rec := &byteRecorder{br: bufio.NewReaderSize(in, 64<<10)}
+	return &bzip2Streams{rec: rec, zr: bzip2.NewReader(rec)}
+}
+
+func (b *bzip2Streams) Read(p []byte) (int, error) {
+	if b.err != nil {
+		return 0, b.err
+	}
+	n, err := b.zr.Read(p)
+	if se, ok := err.(bzip2.StructuralError); ok && se == "bad magic value in continuation file" {
+		start := b.rec.n - 2
+		if b.rec.last != [2]byte{} {
+			if b.rec.last[0] != 0 {
+				err = &TrailingDataError{Offset: start}
+			} else {
+				err = &TrailingDataError{Offset: start + 1, Zeros: 1}
+			}
+		} else {
+			err = skipPadding(b.rec.br, start, 2)
+		}
+	}
+	if err != nil {
+		b.err = err
+	}
+	return n, err
+}
+
+// byteRecorder is a bufio.Reader read byte by byte (compress/bzip2 reads its input
+// so when it can) that counts the bytes read and keeps the last two.
+type byteRecorder struct {
+	br   *bufio.Reader
+	n    int64
+	last [2]byte
+}
+
+func (r *byteRecorder) ReadByte() (byte, error) {
+	c, err := r.br.ReadByte()
+	if err == nil {
+		r.n++
+		r.last = [2]byte{r.last[1], c}
+	}
+	return c, err
+}
+
+func (r *byteRecorder) Read(p []byte) (int, error) {
+	n, err := r.br.Read(p)
+	for _, c := range p[:n] {
+		r.last = [2]byte{r.last[1], c}
+	}
+	r.n += int64(n)
+	return n, err
+}
+
+// TrailingDataError is bytes after a gzip input's last member (a bzip2 input's
+// last stream) that are neither another one nor zero padding to the end of the
+// input.
 type TrailingDataError struct {
 	Offset         int64 // the byte offset of the first such byte (of the padding, when TooMuchPadding)
 	Zeros          int64 // the zero bytes between the data and Offset
@@ -304,7 +379,7 @@ func (e *TrailingDataError) Error() string {
 	case e.Zeros > 0:
 		return fmt.Sprintf("trailing garbage at byte offset %d, after %d zero bytes of padding", e.Offset, e.Zeros)
 	}
-	return fmt.Sprintf("trailing garbage at byte offset %d (neither another gzip member nor zero padding)", e.Offset)
+	return fmt.Sprintf("trailing garbage at byte offset %d (neither more compressed data nor zero padding)", e.Offset)
 }
 
 // countingReader counts the bytes read from r.

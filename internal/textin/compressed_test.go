@@ -132,7 +132,7 @@ func TestDecompressDamage(t *testing.T) {
 		want string
 	}{
 		{"crc", crc, "the gzip file is damaged (checksum mismatch after line 100)"},
-		{"garbage after", append(bytes.Clone(gz), "garbage after the data\n"...), fmt.Sprintf("the gzip file has trailing garbage at byte offset %d (neither another gzip member nor zero padding), after its data, which end after line 100", len(gz))},
+		{"garbage after", append(bytes.Clone(gz), "garbage after the data\n"...), fmt.Sprintf("the gzip file has trailing garbage at byte offset %d (neither more compressed data nor zero padding), after its data, which end after line 100", len(gz))},
 		{"a bad second header", append(bytes.Clone(gz), header...), "a bad header after line 100"},
 		{"bad header", header, "not a valid gzip file (bad header)"},
 		{"header cut", gz[:5], "the gzip file is truncated (it ends inside its header)"},
@@ -256,6 +256,50 @@ func TestDecompressZeroPadding(t *testing.T) {
 	_, err := io.ReadAll(Decompress(io.MultiReader(bytes.NewReader(gz), io.LimitReader(zeroReader{}, maxPadding+(1<<20)))))
 	if td := (*TrailingDataError)(nil); !errors.As(err, &td) || !td.TooMuchPadding || td.Offset != int64(len(gz)) || !strings.Contains(err.Error(), "more than 64 MiB of zero bytes") {
 		t.Errorf("endless zeros: %v", err)
+	}
+}
+
+// Zero bytes after a bzip2 stream are padding too (bunzip2 reads such a file, exit
+// 0, warning "trailing garbage after EOF ignored"); other bytes there are an error
+// naming their offset. Before, both were "the bzip2 file is damaged (its data are
+// not valid after line 400): bzip2 data invalid: bad magic value in
+// continuation file". A single byte after the stream stays "truncated":
+// compress/bzip2 says io.ErrUnexpectedEOF for it, as for a stream cut short.
+func TestDecompressBzip2Padding(t *testing.T) {
+	text := sampleText(400)
+	bz := bzip2Bytes(t, text)
+	padded := func(zeros int, tail ...byte) []byte {
+		return append(append(bytes.Clone(bz), make([]byte, zeros)...), tail...)
+	}
+	for _, c := range []struct {
+		name   string
+		data   []byte
+		offset int64 // of the trailing garbage; -1: read whole, no error
+		zeros  int64
+	}{
+		{"2 zero bytes", padded(2), -1, 0},
+		{"a 4096-byte block", padded(4096 - len(bz)%4096), -1, 0},
+		{"garbage", padded(0, []byte("garbage")...), int64(len(bz)), 0},
+		{"a zero, then garbage", padded(1, 'x', 'y'), int64(len(bz) + 1), 1},
+		{"zeros, then garbage", padded(300, 'x'), int64(len(bz) + 300), 300},
+		{"another stream", append(bytes.Clone(bz), bz...), -2, 0},
+	} {
+		got, err := io.ReadAll(Decompress(bytes.NewReader(c.data)))
+		want := text
+		if c.offset == -2 {
+			want = append(bytes.Clone(text), text...)
+		}
+		if c.offset < 0 {
+			if err != nil || !bytes.Equal(got, want) {
+				t.Errorf("%s: %d bytes, %v; want the text", c.name, len(got), err)
+			}
+			continue
+		}
+		var td *TrailingDataError
+		if !errors.As(err, &td) || td.Offset != c.offset || td.Zeros != c.zeros || !bytes.Equal(got, text) ||
+			!strings.Contains(err.Error(), fmt.Sprintf("the bzip2 file has trailing garbage at byte offset %d", c.offset)) || !strings.Contains(err.Error(), "after line 400") {
+			t.Errorf("%s: %d bytes, %v; want the text, then trailing garbage at %d after %d zeros and line 400", c.name, len(got), err, c.offset, c.zeros)
+		}
 	}
 }
 
