@@ -271,13 +271,19 @@ func ReadRankingFrom(r io.Reader, name string, f Format, m topo.Machine, hosts [
 const FormatJSONOrJGF Format = "json-or-jgf"
 
 // ReadFormatFromPath is FormatFromPath for a file to read: a .json name gives
-// FormatJSONOrJGF, and a .gz or .bz2 ending is passed over (the content tells
-// that the file is compressed).
+// FormatJSONOrJGF, and compressors' endings (.gz, .bz2, .xz, .zst:
+// textin.CompressedName) are passed over (the content tells that the file is
+// compressed, and how often).
 func ReadFormatFromPath(path string) (Format, bool) {
 	// A compressed file (read as such by its content, textin.Decompress) keeps the
-	// name of its format before the compressor's: order.ranks.gz is ranks.
-	for _, ext := range []string{".gz", ".bz2"} {
-		path = strings.TrimSuffix(path, ext)
+	// name of its format before the compressor's: order.ranks.gz is ranks, and so
+	// is order.ranks.gz.gz.
+	for {
+		format, plain := textin.CompressedName(path)
+		if format == "" {
+			break
+		}
+		path = plain
 	}
 	f, ok := FormatFromPath(path)
 	if f == FormatJSON {

@@ -224,10 +224,12 @@ procalloc curve --graph topo/testdata/fattree.opareport.xml --graph-format opare
 				if err != nil {
 					// The ranking formats' near miss is in err; a network format's here.
 					network := strings.Split(formatList(slurm.NetworkFormats()), ", ")
-					hint := ""
-					if near := textin.Nearest(*format, append(strings.Split(formatList(curves.Formats()), ", "), network...)); slices.Contains(network, near) {
-						hint = " (did you mean " + near + "?)"
-					}
+					hint := textin.DidYouMean(*format, append(strings.Split(formatList(curves.Formats()), ", "), network...), func(near string) string {
+						if slices.Contains(network, near) {
+							return near
+						}
+						return ""
+					})
 					return usagef("--format: %v (or a network format: %s)%s", err, formatList(slurm.NetworkFormats()), hint)
 				}
 				if *curve == "" {

@@ -174,7 +174,7 @@ procalloc sweep examples/demo-sweep.yaml -o demo.jsonl -j 4 --json
 procalloc merge bunde.shard-*.jsonl --spec examples/bunde2004.yaml -o bunde.jsonl --csv bunde.csv`,
 		yourFiles: []yourFile{yourShards},
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
-			out := fs.String("o", "", "append results to `FILE` (JSON lines; created if missing; locked while the sweep runs)")
+			out := fs.String("o", "", "append results to `FILE` (plain JSON lines, not compressed; created if missing; locked while the sweep runs)")
 			shard := fs.String("shard", "", "run shard `i/n`: the items whose index mod n is i (default: from the Slurm array environment, else all)")
 			jobs := fs.Int("j", runtime.GOMAXPROCS(0), "items run at the same time")
 			sbatch := fs.Bool("sbatch", false, "print an sbatch script that runs the sweep as a Slurm job array of --shards tasks, and exit")
@@ -254,6 +254,18 @@ procalloc merge bunde.shard-*.jsonl --spec examples/bunde2004.yaml -o bunde.json
 				if *out == "-" {
 					// Elsewhere "-o -" is standard output; here it made a file named "-".
 					return usagef("-o -: a sweep appends its results to a file it reads back to resume; give a file (or -o /dev/stdout to stream the lines, without resuming)")
+				}
+				if format, plain := textin.CompressedName(*out); format != "" {
+					// A new (or empty) results file under a compressed name would hold
+					// plain lines, which gzip -dc refuses ("not in gzip format"); an
+					// existing one is told by its content (sweep.OpenResults).
+					if st, err := os.Stat(*out); err != nil || st.Mode().IsRegular() && st.Size() == 0 {
+						then := fmt.Sprintf("compress it when the sweep is done (%s %s): merge and plot read it so", format, plain)
+						if format == "xz" || format == "zstd" {
+							then = "gzip it when the sweep is done: merge and plot read gzip and bzip2, not " + format
+						}
+						return usagef("-o %s: a sweep writes its results plain, not %s (it appends a line per item, synced, and reads them back to resume a killed run): give -o %s, and %s", *out, format, plain, then)
+					}
 				}
 				if *perJob != "" {
 					if st, err := os.Stat(*perJob); err != nil || !st.IsDir() {

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/procalloc/procalloc/internal/textin"
 )
 
 // gzipOf is data gzip-compressed.
@@ -39,6 +41,15 @@ func bzip2Of(t *testing.T, data []byte) []byte {
 	return out
 }
 
+// padTo512 is data followed by zero bytes to a multiple of 512 (a tape's or a
+// block device's last block); nil stays nil.
+func padTo512(data []byte) []byte {
+	if data == nil {
+		return nil
+	}
+	return append(bytes.Clone(data), make([]byte, 512-len(data)%512)...)
+}
+
 // sameText reports whether a and b have the same words (a table's columns are as
 // wide as the file names in them), less the lines that report a time ("seconds
 // 0.001": a solve timed twice takes 0.000 s one run and 0.001 s the next).
@@ -55,13 +66,22 @@ func sameText(a, b string) bool {
 	return words(a) == words(b)
 }
 
-// TestCompressedInputs: every input of procalloc's own, gzip- or bzip2-compressed,
-// gives what the plain file gives (exit code and standard output), as a file and on
-// standard input; cut short, it is an error, exit 1, that says "truncated" and
-// names the file. Before, only traces were read compressed: every other input was
-// refused ("the input is gzip-compressed ...: gunzip it first").
-func TestCompressedInputs(t *testing.T) {
-	dir := t.TempDir()
+// compressedInput is an input file of procalloc's own and a command that reads it.
+type compressedInput struct {
+	name string // the plain file's name (its extension may say its format)
+	data []byte
+	args []string // "{F}" is the file
+}
+
+// argsWith is c's command line with f for the file.
+func (c compressedInput) argsWith(f string) []string {
+	return strings.Split(strings.ReplaceAll(strings.Join(c.args, "\x00"), "{F}", f), "\x00")
+}
+
+// compressedInputCases are every kind of input file of procalloc's own, each with a
+// command that reads it (TestCompressedInputs, TestUnreadCompressionHint).
+func compressedInputCases(t *testing.T) []compressedInput {
+	t.Helper()
 	read := func(path string) []byte {
 		t.Helper()
 		b, err := os.ReadFile(path)
@@ -85,12 +105,7 @@ func TestCompressedInputs(t *testing.T) {
 		return fmt.Sprintf(`{"sweep":"s","index":%d,"key":"k%d","params":{"trace":"t","machine":"mesh:4x4","alloc":"%s","sched":"fcfs","contract":1,"pattern":"none","seed":1},"status":"ok","result":{"trace":"t.swf","mean_wait":%d}}`+"\n", i, i, alloc, wait)
 	}
 	results := line(0, "a", 3) + line(1, "b", 5)
-	stdin := 0
-	for _, c := range []struct {
-		name string // the plain file's name (its extension may say its format)
-		data []byte
-		args []string // "{F}" is the file
-	}{
+	return []compressedInput{
 		{"t.txt", []byte(trace.String()), []string{"sim", "--trace", "{F}", "--machine", "mesh:4x4", "--alloc", "ff:snake"}},
 		{"h.sacct", read(sacctTrace), []string{"sim", "--trace", "{F}", "--machine", "mesh:4x4", "--hostlist", "node[01-16]", "--alloc", "ff:snake", "--sched", "as-run"}},
 		{"f.ibnet", read(ibSample), []string{"curve", "--graph", "{F}", "--node-name-map", ibNameMap, "--curve", "rcm"}},
@@ -112,14 +127,29 @@ func TestCompressedInputs(t *testing.T) {
 		{"s.yaml", []byte("traces: [t]\nmachines: [mesh:4x4]\nallocators: [mc1x1, bf:snake]\n"), []string{"sweep", "{F}", "--list"}},
 		{"r.jsonl", []byte(results), []string{"merge", "{F}"}},
 		{"p.jsonl", []byte(results), []string{"plot", "{F}", "--y", "mean_wait"}},
-	} {
+	}
+}
+
+// TestCompressedInputs: every input of procalloc's own, gzip- or bzip2-compressed,
+// gzip'd twice or zero-padded after its gzip or bzip2 data, gives what the plain file gives
+// (exit code and standard output), as a file and on standard input; cut short, it is an error, exit 1, that says "truncated" and
+// names the file. Before, only traces were read compressed: every other input was
+// refused ("the input is gzip-compressed ...: gunzip it first"); until
+// wt-inleft, a .gz.gz file was refused as garbage by each format's reader and
+// zero padding was "the gzip file is damaged (a bad header after line N ...)".
+func TestCompressedInputs(t *testing.T) {
+	dir := t.TempDir()
+	var hosts strings.Builder
+	for i := range 16 {
+		fmt.Fprintf(&hosts, "node%02d\n", i+1)
+	}
+	stdin := 0
+	for _, c := range compressedInputCases(t) {
 		plain := filepath.Join(dir, c.name)
 		if err := os.WriteFile(plain, c.data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		args := func(f string) []string {
-			return strings.Split(strings.ReplaceAll(strings.Join(c.args, "\x00"), "{F}", f), "\x00")
-		}
+		args := c.argsWith
 		wantCode, wantOut, wantErr := runCLI(t, "", args(plain)...)
 		if wantCode != 0 {
 			t.Fatalf("%s plain: exit %d, %s", c.name, wantCode, wantErr)
@@ -128,12 +158,22 @@ func TestCompressedInputs(t *testing.T) {
 		for _, z := range []struct {
 			ext  string
 			data []byte
-		}{{".gz", gz}, {".bz2", bzip2Of(t, c.data)}} {
+		}{
+			{".gz", gz}, {".bz2", bzip2Of(t, c.data)},
+			{".gz.gz", gzipOf(t, gz)}, // compressed twice: decompressed twice
+			// zero padding to a 512-byte block (a tape's, dd conv=sync): read as gzip -d reads it
+			{".padded.gz", padTo512(gz)},
+			{".padded.bz2", padTo512(bzip2Of(t, c.data))},
+		} {
 			if z.data == nil {
 				t.Logf("no bzip2 command: %s.bz2 not tried", c.name)
 				continue
 			}
 			path := plain + z.ext
+			if ext, ok := strings.CutPrefix(z.ext, ".padded"); ok {
+				path = filepath.Join(dir, "padded", c.name+ext) // a ranking's format is in its name
+				os.MkdirAll(filepath.Dir(path), 0o755)
+			}
 			if err := os.WriteFile(path, z.data, 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -222,7 +262,7 @@ func TestSlurmFilesNotReadCompressed(t *testing.T) {
 	}
 	// xz is read nowhere: said so, not read as text.
 	xz := write("f.ibnet.xz", []byte("\xfd7zXZ\x00\x00\x04\xe6\xd6\xb4\x46"))
-	if code, _, stderr := runCLI(t, "", "curve", "--graph", xz, "--curve", "rcm"); code != 1 || !strings.Contains(stderr, "xz-compressed (it starts with FD 37 7A 58 5A 00), which procalloc does not read: unxz it") {
+	if code, _, stderr := runCLI(t, "", "curve", "--graph", xz, "--curve", "rcm"); code != 1 || !strings.Contains(stderr, "xz-compressed (it starts with FD 37 7A 58 5A 00), which procalloc does not read: decompress it into procalloc's standard input ('-'), xz -dc FILE | procalloc ... -, or unxz it first") {
 		t.Errorf("xz dump: exit %d, %s", code, stderr)
 	}
 }
@@ -257,5 +297,146 @@ func TestHelpSaysCompressedInput(t *testing.T) {
 		if commands[name] == nil {
 			t.Errorf("compressedInputs names no command %q", name)
 		}
+	}
+}
+
+// TestUnreadCompressionHint: every input of procalloc's own (compressedInputCases),
+// xz- or zstd-compressed, which procalloc does not read, is refused (exit 1) naming
+// the format, and a second line gives the command line that works, the input
+// decompressed into standard input: "xz -dc F | procalloc ARGS" with '-' for F.
+// That command, run, gives the plain file's output: every such flag takes '-'.
+// Given as '-', the decompressor goes into the pipe; when standard input is taken
+// by another input, the file is decompressed to a file first. Before, xz and zstd
+// were "unxz it, or compress it with gzip or bzip2", and merge said "line 1 is not
+// a results line".
+func TestUnreadCompressionHint(t *testing.T) {
+	dir := t.TempDir()
+	for _, tool := range []struct{ format, cmd, ext string }{{"xz", "xz", ".xz"}, {"zstd", "zstd", ".zst"}} {
+		if _, err := exec.LookPath(tool.cmd); err != nil {
+			t.Logf("no %s command: %s inputs not tried", tool.cmd, tool.format)
+			continue
+		}
+		compress := func(data []byte) []byte {
+			cmd := exec.Command(tool.cmd, "-c")
+			cmd.Stdin = bytes.NewReader(data)
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatal(err)
+			}
+			return out
+		}
+		for _, c := range compressedInputCases(t) {
+			plain := filepath.Join(dir, c.name)
+			if err := os.WriteFile(plain, c.data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, wantOut, _ := runCLI(t, "", c.argsWith(plain)...)
+			path := plain + tool.ext
+			if err := os.WriteFile(path, compress(c.data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, out, stderr := runCLI(t, "", c.argsWith(path)...)
+			stdinArgs := c.argsWith("-")
+			if strings.HasSuffix(c.name, ".ranks") {
+				stdinArgs = append(stdinArgs, "--ranking-format", "ranks") // as the name said
+			}
+			hint := fmt.Sprintf("procalloc %s: read it through standard input: %s -dc %s | %s\n", c.args[0], tool.cmd, path, shellLine(stdinArgs))
+			if code != 1 || out != "" || !strings.Contains(stderr, tool.format+"-compressed") || !strings.HasSuffix(stderr, hint) {
+				t.Errorf("%s%s: exit %d, stdout %.80q, stderr %q\nwant 1 and the hint %q", c.name, tool.ext, code, out, stderr, hint)
+				continue
+			}
+			// The command works: the input decompressed on standard input.
+			if code, out, stderr := runCLI(t, string(c.data), stdinArgs...); code != 0 || !sameText(out, strings.ReplaceAll(wantOut, plain, "-")) {
+				t.Errorf("%s: the hint's command %q: exit %d, %s\nstdout %q\nwant %q", c.name, stdinArgs, code, stderr, out, wantOut)
+			}
+		}
+		// On standard input: the decompressor goes into the pipe.
+		trace := []byte("0 2 10 20\n5 4 10 20\n")
+		args := []string{"sim", "--trace", "-", "--machine", "mesh:4x4", "--alloc", "ff:snake"}
+		hint := fmt.Sprintf("put %s -dc into the pipe: ... | %s -dc | %s\n", tool.cmd, tool.cmd, shellLine(args))
+		if code, _, stderr := runCLI(t, string(compress(trace)), args...); code != 1 || !strings.HasSuffix(stderr, hint) {
+			t.Errorf("%s on standard input: exit %d, %q; want the hint %q", tool.format, code, stderr, hint)
+		}
+		// Standard input taken by --graph: the name map is decompressed to a file.
+		mapData, err := os.ReadFile(ibNameMap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mapPath := filepath.Join(dir, "names.map"+tool.ext)
+		if err := os.WriteFile(mapPath, compress(mapData), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		dump, err := os.ReadFile(ibSample)
+		if err != nil {
+			t.Fatal(err)
+		}
+		args = []string{"curve", "--graph", "-", "--node-name-map=" + mapPath, "--curve", "rcm"}
+		hint = fmt.Sprintf("standard input is taken: decompress it to a file first: %s -dc %s > %s && procalloc curve --graph - --node-name-map=%s --curve rcm\n",
+			tool.cmd, mapPath, strings.TrimSuffix(mapPath, tool.ext), strings.TrimSuffix(mapPath, tool.ext))
+		if code, _, stderr := runCLI(t, string(dump), args...); code != 1 || !strings.HasSuffix(stderr, hint) {
+			t.Errorf("%s name map with the dump on standard input: exit %d, %q; want the hint %q", tool.format, code, stderr, hint)
+		}
+	}
+}
+
+// shellLine is "procalloc ARGS" as a shell reads it (textin.ShellWord).
+func shellLine(args []string) string {
+	words := []string{"procalloc"}
+	for _, a := range args {
+		words = append(words, textin.ShellWord(a))
+	}
+	return strings.Join(words, " ")
+}
+
+// TestSweepCompressedResults: sweep -o appends plain lines and resumes from them;
+// it neither writes a results file under a compressed name (exit 2, nothing
+// created: the file would be plain text that gzip -dc refuses) nor appends to a
+// compressed one (exit 1, naming the compression and the command that
+// decompresses it; the file unchanged). merge reads the compressed file. Before,
+// -o r.jsonl.gz wrote plain lines into r.jsonl.gz, and resuming a gzip'd results
+// file said "line 1 is not a results line, and no line is: not a results file of
+// procalloc sweep".
+func TestSweepCompressedResults(t *testing.T) {
+	dir := t.TempDir()
+	var trace strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&trace, "%d %d %d %d\n", i*20, 1+i%7, 50+i%90, 200)
+	}
+	tracePath := filepath.Join(dir, "t.txt")
+	spec := filepath.Join(dir, "s.yaml")
+	if err := os.WriteFile(tracePath, []byte(trace.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(spec, []byte("traces: [t.txt]\nmachines: [mesh:4x4]\nallocators: [mc1x1, bf:snake]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"r.jsonl.gz", "r.jsonl.bz2", "r.jsonl.xz", "r.jsonl.zst"} {
+		out := filepath.Join(dir, name)
+		code, _, stderr := runCLI(t, "", "sweep", spec, "-o", out)
+		if _, err := os.Stat(out); code != 2 || !strings.Contains(stderr, "a sweep writes its results plain, not ") || !strings.Contains(stderr, "give -o "+filepath.Join(dir, "r.jsonl")) || err == nil {
+			t.Errorf("sweep -o %s: exit %d, %q, file made %v; want 2, a new -o, nothing made", name, code, stderr, err == nil)
+		}
+	}
+	plain := filepath.Join(dir, "r.jsonl")
+	if code, _, stderr := runCLI(t, "", "sweep", spec, "-o", plain); code != 0 {
+		t.Fatalf("sweep: exit %d, %s", code, stderr)
+	}
+	results, err := os.ReadFile(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gz := filepath.Join(dir, "done.jsonl.gz")
+	if err := os.WriteFile(gz, gzipOf(t, results), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI(t, "", "sweep", spec, "-o", gz)
+	want := fmt.Sprintf("%s is gzip-compressed (it starts with 1F 8B): a sweep appends plain lines to its results file and reads them back to resume, and does not write into a compressed one: decompress it (gzip -dc %s > %s) and give -o %s",
+		gz, gz, strings.TrimSuffix(gz, ".gz"), strings.TrimSuffix(gz, ".gz"))
+	if got, _ := os.ReadFile(gz); code != 1 || !strings.Contains(stderr, want) || !bytes.Equal(got, gzipOf(t, results)) {
+		t.Errorf("sweep -o onto a gzip'd results file: exit %d, %q\nwant 1, %q, the file unchanged", code, stderr, want)
+	}
+	_, wantMerge, _ := runCLI(t, "", "merge", plain)
+	if code, out, stderr := runCLI(t, "", "merge", gz); code != 0 || out != wantMerge {
+		t.Errorf("merge of the gzip'd results: exit %d, %s", code, stderr)
 	}
 }

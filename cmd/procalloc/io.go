@@ -4,14 +4,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/procalloc/procalloc/curves"
 	"github.com/procalloc/procalloc/internal/textin"
 )
 
@@ -49,26 +52,39 @@ func openInput(e *env, path string) (io.ReadCloser, error) {
 // waited for the watchdog's 2 s ("still running 2s after the interrupt: stopped").
 // run gives every command its standard input through it, the one place commands
 // get it (openInput's "-", --graph -, sweep -, evaluate's and hostlist's reads).
-// A file is read as before (its reads never wait); the goroutine left behind by
-// an abandoned read ends when the process does, or when r is closed (tests).
-// Given a reader of its own, it returns the same input under ctx alone: plan
-// reads standard input under its time limit (a context derived from run's), and
-// a test may run two commands with one env.
+// A file is read as before (its reads never wait).
+//
+// Given a reader of its own, it returns the same input under ctx alone, sharing
+// the first one's state: plan reads standard input under its time limit (a
+// context derived from run's), and a test may run two commands with one env. A
+// read left behind is taken over by the next Read of either reader, never a
+// second one started beside it: its bytes are handed on, not lost, and standard
+// input is never read twice at once. So at most one goroutine per input is ever
+// left waiting; it ends when the process does, or when r is closed (tests).
 func stdinUntil(ctx context.Context, r io.Reader) io.Reader {
 	if r == nil {
 		return nil
 	}
 	if a, ok := r.(*abandonableReader); ok {
-		r = a.r
+		return &abandonableReader{ctx: ctx, s: a.s}
 	}
-	return &abandonableReader{ctx: ctx, r: r}
+	return &abandonableReader{ctx: ctx, s: &stdinState{r: r}}
 }
 
-// abandonableReader is stdinUntil's reader.
+// abandonableReader is stdinUntil's reader. Like any reader, it is read by one
+// goroutine at a time (and so are the readers that share its state).
 type abandonableReader struct {
 	ctx context.Context
-	r   io.Reader
-	buf []byte // the reads' buffer, reused while no read was abandoned
+	s   *stdinState
+}
+
+// stdinState is the input of one or more abandonableReaders.
+type stdinState struct {
+	r       io.Reader
+	buf     []byte          // the reads' buffer, reused while nothing of it waits in rest
+	pending chan readResult // the read under way, left behind by a cancelled Read; nil when none
+	rest    []byte          // bytes read and not handed on yet (a read longer than the Read that took it over)
+	restErr error           // the error that came with them
 }
 
 // maxStdinRead bounds one read's buffer (io.ReadAll asks for ever larger ones).
@@ -86,22 +102,42 @@ func (a *abandonableReader) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	n := min(len(p), maxStdinRead)
-	if cap(a.buf) < n {
-		a.buf = make([]byte, n)
+	s := a.s
+	if len(s.rest) > 0 {
+		n := copy(p, s.rest)
+		s.rest = s.rest[n:]
+		if len(s.rest) > 0 {
+			return n, nil
+		}
+		err := s.restErr
+		s.rest, s.restErr = nil, nil
+		return n, err
 	}
-	buf := a.buf[:n]
-	done := make(chan readResult, 1)
-	go func() {
-		n, err := a.r.Read(buf)
-		done <- readResult{n, err}
-	}()
+	if s.pending == nil {
+		n := min(len(p), maxStdinRead)
+		if cap(s.buf) < n {
+			s.buf = make([]byte, n)
+		}
+		buf := s.buf[:n]
+		done := make(chan readResult, 1)
+		go func() {
+			n, err := s.r.Read(buf)
+			done <- readResult{n, err}
+		}()
+		s.pending = done
+	}
 	select {
-	case res := <-done:
-		return copy(p, buf[:res.n]), res.err
+	case res := <-s.pending:
+		s.pending = nil
+		n := copy(p, s.buf[:res.n])
+		if n < res.n { // a read left behind was larger than p
+			s.rest, s.restErr = s.buf[n:res.n], res.err
+			s.buf = nil // rest holds on to it
+			return n, nil
+		}
+		return n, res.err
 	case <-a.ctx.Done():
-		a.buf = nil // the abandoned read may still fill it
-		return 0, context.Cause(a.ctx)
+		return 0, context.Cause(a.ctx) // the read stays pending, for the next Read
 	}
 }
 
@@ -301,4 +337,88 @@ func (p *progress) Done() {
 	if p.visible {
 		fmt.Fprint(p.w, "\r\033[K")
 	}
+}
+
+// decompressHint is the command line that reads an input procalloc does not
+// decompress itself (xz, zstd: textin.CompressedStartError) through standard
+// input, for err, the error of the command line args (the command's name first):
+// "xz -dc f.ibnet.xz | procalloc curve --graph - --curve rcm". The input is the
+// argument (or --flag=VALUE's value) err names whose file starts with the
+// format's magic bytes; given as "-", the decompressor goes into the pipe. When
+// another argument reads standard input already, the file is decompressed to a
+// file first. "" when err is another error, or names no argument (a trace named
+// in a sweep file, bf:FILE).
+func decompressHint(err error, args []string) string {
+	var cs *textin.CompressedStartError
+	if !errors.As(err, &cs) || cs.Read || len(args) == 0 {
+		return ""
+	}
+	msg := err.Error()
+	// value is the input argument a names: FILE of "--flag=FILE", or a itself.
+	value := func(a string) (prefix, v string) {
+		if strings.HasPrefix(a, "-") && strings.Contains(a, "=") {
+			i := strings.IndexByte(a, '=')
+			return a[:i+1], a[i+1:]
+		}
+		return "", a
+	}
+	stdinUsed, at := false, -1
+	for i, a := range args[1:] {
+		_, v := value(a)
+		if v == "-" {
+			stdinUsed = true
+			if strings.Contains(msg, "-: ") {
+				at = i + 1
+			}
+			continue
+		}
+		if at >= 0 || v == "" || !strings.Contains(msg, v) {
+			continue
+		}
+		f, err := os.Open(v)
+		if err != nil {
+			continue
+		}
+		head := make([]byte, textin.StartLen)
+		n, _ := io.ReadFull(f, head)
+		f.Close()
+		if format, _, _ := textin.Compression(string(head[:n])); format == cs.Format {
+			at = i + 1
+		}
+	}
+	if at < 0 {
+		return ""
+	}
+	words := func(args []string) string {
+		w := make([]string, len(args))
+		for i, a := range args {
+			w[i] = textin.ShellWord(a)
+		}
+		return "procalloc " + strings.Join(w, " ")
+	}
+	prefix, file := value(args[at])
+	if file == "-" {
+		return fmt.Sprintf("put %s into the pipe: ... | %s | %s", cs.Pipe, cs.Pipe, words(args))
+	}
+	again := slices.Clone(args)
+	if !stdinUsed {
+		again[at] = prefix + "-"
+		// A ranking file's format may come from its name (r.ranks.xz: ranks), which
+		// standard input has not: say it.
+		flagName := strings.TrimSuffix(prefix, "=")
+		if flagName == "" && at > 1 {
+			flagName = args[at-1]
+		}
+		if f, ok := curves.ReadFormatFromPath(file); ok && f != curves.FormatJSONOrJGF && slices.Contains([]string{"--curve", "-curve", "--ranking", "-ranking"}, flagName) &&
+			!slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(strings.TrimLeft(a, "-"), "ranking-format") }) {
+			again = append(again, "--ranking-format", string(f))
+		}
+		return fmt.Sprintf("read it through standard input: %s %s | %s", cs.Pipe, textin.ShellWord(file), words(again))
+	}
+	_, plain := textin.CompressedName(file)
+	if plain == file {
+		plain += ".txt"
+	}
+	again[at] = prefix + plain
+	return fmt.Sprintf("standard input is taken: decompress it to a file first: %s %s > %s && %s", cs.Pipe, textin.ShellWord(file), textin.ShellWord(plain), words(again))
 }

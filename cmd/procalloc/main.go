@@ -336,6 +336,9 @@ func run(ctx context.Context, e *env, args []string) (code int) {
 		return 2
 	case err != nil:
 		fmt.Fprintf(e.stderr, "procalloc %s: %v\n", name, err)
+		if hint := decompressHint(err, args); hint != "" {
+			fmt.Fprintf(e.stderr, "procalloc %s: %s\n", name, hint)
+		}
 		if errors.Is(err, os.ErrNotExist) {
 			// An example's ../shared/ file in a checkout without the shared data.
 			for _, d := range sharedData {
@@ -544,9 +547,7 @@ func dashedFlagError(fs *flag.FlagSet, err error) string {
 			// A typo of a flag's name: name the flag meant (--trce: --trace).
 			var names []string
 			fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
-			if near := textin.Nearest(strings.TrimLeft(name, "-"), names); near != "" {
-				msg += " (did you mean " + dashed(near) + "?)"
-			}
+			msg += textin.DidYouMean(strings.TrimLeft(name, "-"), names, dashed)
 		}
 		if head, ok := strings.CutSuffix(msg, ": parse error"); ok && marker == "for flag -" {
 			if want := flagValueWant(fs.Lookup(name)); want != "" {

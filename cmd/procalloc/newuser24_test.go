@@ -51,8 +51,8 @@ func TestTypoNamesTheNearOne(t *testing.T) {
 			if strings.Contains(stderr, "did you mean") {
 				t.Errorf("%q: %q, want no hint", tc.args, stderr)
 			}
-		} else if !strings.Contains(stderr, tc.want) {
-			t.Errorf("%q: %q, want %q", tc.args, stderr, tc.want)
+		} else if !strings.Contains(stderr, tc.want) || strings.Count(stderr, "did you mean") != 1 {
+			t.Errorf("%q: %q, want %q, one hint", tc.args, stderr, tc.want)
 		}
 	}
 }

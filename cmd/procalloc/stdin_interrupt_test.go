@@ -7,8 +7,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -131,5 +133,95 @@ func TestCtrlCWhileWaitingOnStdin(t *testing.T) {
 		if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 			t.Errorf("%s: wrote %v", name, ents)
 		}
+	}
+}
+
+// inFlight counts the reads of r under way at once, and the most there were.
+type inFlight struct {
+	r        io.Reader
+	now, max atomic.Int32
+}
+
+func (f *inFlight) Read(p []byte) (int, error) {
+	n := f.now.Add(1)
+	for m := f.max.Load(); n > m && !f.max.CompareAndSwap(m, n); m = f.max.Load() {
+	}
+	defer f.now.Add(-1)
+	return f.r.Read(p)
+}
+
+// A read of standard input left behind by a cancelled context is taken over by
+// the next read of that input (plan reads it again under its time limit through
+// a second stdinUntil reader over run's): the bytes it brings are handed on, not
+// lost, and no second read of the pipe starts beside it. Before, the next read
+// started its own beside the one left behind, which took the bytes written
+// next into a buffer nobody read: the second reader saw "" and EOF, standard
+// input was read twice at once, and each cancelled reader left one more
+// goroutine. Runs of commands in one process, each cancelled while waiting on a
+// silent pipe, leave no goroutine once their pipes are closed.
+func TestStdinReadLeftBehindIsTakenOver(t *testing.T) {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	src := &inFlight{r: pr}
+	started := &readStarted{r: src, started: make(chan struct{})}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	outer := stdinUntil(context.Background(), started)
+	inner := stdinUntil(ctx, outer) // as plan's under its time limit
+	go func() { <-started.started; cancel(errInterrupted) }()
+	if n, err := inner.Read(make([]byte, 64)); n != 0 || !errors.Is(err, errInterrupted) {
+		t.Fatalf("the cancelled read: %d bytes, %v", n, err)
+	}
+	// The first read still waits on the pipe; now data come, in a longer write
+	// than the next reader's buffer.
+	want := "node1\nnode2\nnode3\n"
+	if _, err := pw.Write([]byte(want)); err != nil {
+		t.Fatal(err)
+	}
+	pw.Close()
+	var got []byte
+	buf := make([]byte, 5)
+	for {
+		n, err := outer.Read(buf)
+		got = append(got, buf[:n]...)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if string(got) != want || src.max.Load() != 1 {
+		t.Errorf("after the cancelled read: read %q, %d reads of the pipe at once; want %q, one", got, src.max.Load(), want)
+	}
+
+	// Commands run in one process, each cancelled while waiting on its own silent
+	// pipe: each leaves one read waiting, which ends when its pipe closes.
+	base := runtime.NumGoroutine()
+	var closers []func()
+	for range 20 {
+		src, closePipe := silentPipe(t)
+		closers = append(closers, closePipe)
+		ctx, cancel := context.WithCancelCause(context.Background())
+		go func() { <-src.started; cancel(errInterrupted) }()
+		var out, errb bytes.Buffer
+		if code := run(ctx, &env{stdin: src, stdout: &out, stderr: &errb}, []string{"hostlist", "compress"}); code != exitInterrupted {
+			t.Fatalf("run %d: exit %d, %s", len(closers), code, errb.String())
+		}
+	}
+	if n := runtime.NumGoroutine() - base; n > 20 {
+		t.Errorf("20 cancelled runs left %d goroutines, want at most one each", n)
+	}
+	for _, c := range closers {
+		c()
+	}
+	deadline := time.Now().Add(notAbandoned)
+	for runtime.NumGoroutine() > base && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine() - base; n > 0 {
+		t.Errorf("%d goroutines left once the pipes were closed", n)
 	}
 }

@@ -340,9 +340,20 @@ func EditDistance(a, b string) int {
 	return prev[len(b)]
 }
 
-// DidYouMean is Nearest for a message: " (did you mean NAME?)", or "".
-func DidYouMean(name string, names []string) string {
-	if n := Nearest(name, names); n != "" {
+// DidYouMean is Nearest for a message: " (did you mean NAME?)", or "". Given
+// say, the nearest name is written as say writes it, and say's "" gives no hint:
+// a flag is matched by its name and written with its dashes (--trace, -o), and a
+// near miss among names that is reported elsewhere is left out (curve's --format
+// matches ranking and network formats alike, and hints only at network ones: a
+// ranking format's near miss is in curves.ParseFormat's error).
+func DidYouMean(name string, names []string, say ...func(string) string) string {
+	n := Nearest(name, names)
+	for _, s := range say {
+		if n != "" {
+			n = s(n)
+		}
+	}
+	if n != "" {
 		return " (did you mean " + n + "?)"
 	}
 	return ""

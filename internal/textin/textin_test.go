@@ -241,6 +241,36 @@ func TestNearest(t *testing.T) {
 			t.Errorf("DidYouMean(%q) = %q, want %q", c.name, got, want)
 		}
 	}
+	// say writes the name found (a flag with its dashes) or leaves it out (a near
+	// miss reported elsewhere): the CLI's flag typos and curve's --format.
+	flagName := func(n string) string {
+		if len(n) == 1 {
+			return "-" + n
+		}
+		return "--" + n
+	}
+	network := func(n string) string {
+		if strings.HasPrefix(n, "slurm-") {
+			return n
+		}
+		return ""
+	}
+	formats := []string{"pairs", "ranks", "slurm-weight", "slurm-topology", "slurm-block"}
+	for _, c := range []struct {
+		name, want string
+		names      []string
+		say        func(string) string
+	}{
+		{"trce", " (did you mean --trace?)", []string{"trace", "o"}, flagName},
+		{"jj", " (did you mean -j?)", []string{"j", "trace"}, flagName},
+		{"slurm-topolgy", " (did you mean slurm-topology?)", formats, network},
+		{"paris", "", formats, network}, // pairs is near, and not a network format
+		{"nothing-near", "", formats, network},
+	} {
+		if got := DidYouMean(c.name, c.names, c.say); got != c.want {
+			t.Errorf("DidYouMean(%q, say) = %q, want %q", c.name, got, c.want)
+		}
+	}
 }
 
 // CheckStart refuses UTF-16 and gzip by their first bytes and nothing else; the

@@ -9,7 +9,9 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 
 	"github.com/procalloc/procalloc/internal/textin"
@@ -173,6 +175,17 @@ func OpenResults(path, name string) (*Results, error) {
 		raw, terminated, err := lr.next()
 		if err == io.EOF {
 			break
+		}
+		var cs *textin.CompressedStartError
+		if errors.As(err, &cs) {
+			f.Close()
+			_, plain := textin.CompressedName(path)
+			if plain == path { // old.jsonl: old.plain.jsonl
+				ext := filepath.Ext(path)
+				plain = strings.TrimSuffix(path, ext) + ".plain" + ext
+			}
+			return nil, fmt.Errorf("%s is %s-%w (it starts with % X): a sweep appends plain lines to its results file and reads them back to resume, and does not write into a compressed one: decompress it (%s %s > %s) and give -o %s, or give -o a new file and merge the two (merge reads compressed results files)",
+				path, cs.Format, textin.ErrCompressed, cs.Magic, cs.Pipe, textin.ShellWord(path), textin.ShellWord(plain), textin.ShellWord(plain))
 		}
 		if err != nil {
 			f.Close()
@@ -341,6 +354,15 @@ func newLineReader(r io.Reader, name string) *lineReader {
 // next returns the next line without its newline and whether a newline ended it,
 // or io.EOF after the last line.
 func (lr *lineReader) next() (line []byte, terminated bool, err error) {
+	if lr.n == 0 && lr.off == 0 {
+		// A compressed file procalloc does not read here (xz, zstd; gzip and bzip2
+		// for a file to append to) or UTF-16 is said as such, not as "line 1 is not
+		// a results line".
+		head, _ := lr.br.Peek(textin.StartLen)
+		if err := textin.CheckStart(string(head)); err != nil {
+			return nil, false, fmt.Errorf("%s: %w", lr.name, err)
+		}
+	}
 	lr.buf = lr.buf[:0]
 	for {
 		chunk, err := lr.br.ReadSlice('\n')
