@@ -372,6 +372,7 @@ type TrailingDataError struct {
 	TooMuchPadding bool  // more than maxPadding zero bytes follow the data, from Offset
 }
 
+// Error says what follows the data and from which byte offset.
 func (e *TrailingDataError) Error() string {
 	switch {
 	case e.TooMuchPadding:
@@ -612,6 +613,7 @@ type CompressedStartError struct {
 	Read bool // Decompress reads the format (gzip, bzip2)
 }
 
+// Error names the compression and, for xz and zstd, the pipe that reads the input.
 func (e *CompressedStartError) Error() string {
 	if !e.Read {
 		// Go's standard library has no xz or zstd reader, and procalloc depends on
