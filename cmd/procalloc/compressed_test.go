@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -438,5 +439,41 @@ func TestSweepCompressedResults(t *testing.T) {
 	_, wantMerge, _ := runCLI(t, "", "merge", plain)
 	if code, out, stderr := runCLI(t, "", "merge", gz); code != 0 || out != wantMerge {
 		t.Errorf("merge of the gzip'd results: exit %d, %s", code, stderr)
+	}
+}
+
+// TestCompressedOutputNameRefused: an output file named as compressed (.gz, .bz2,
+// .xz, .zst) is a usage error before any work, for -o and the other output flags,
+// and nothing is made: procalloc writes plain text, which gzip -dc would refuse
+// under that name. sweep's -o keeps its own rule (TestSweepCompressedResults).
+func TestCompressedOutputNameRefused(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "t.txt")
+	if err := os.WriteFile(trace, []byte("0 2 10 20\n5 3 10 20\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		flag, name, format string
+		args               []string
+	}{
+		{"-o", "order.txt.gz", "gzip", []string{"curve", "--machine", "mesh:4x4", "--curve", "snake"}},
+		{"-o", "hosts.bz2", "bzip2", []string{"hostlist", "expand", "node[1-3]"}},
+		{"-o", "r.json.xz", "xz", []string{"sim", "--trace", trace, "--machine", "mesh:4x4", "--alloc", "mc1x1"}},
+		{"--per-job", "jobs.csv.zst", "zstd", []string{"sim", "--trace", trace, "--machine", "mesh:4x4", "--alloc", "mc1x1"}},
+	}
+	for _, c := range cases {
+		out := filepath.Join(dir, c.name)
+		args := append(slices.Clone(c.args), c.flag, out)
+		code, stdout, stderr := runCLI(t, "", args...)
+		plain := strings.TrimSuffix(out, filepath.Ext(out))
+		want := fmt.Sprintf("%s %s: procalloc writes plain text, not %s: give %s %s and compress it after", c.flag, out, c.format, c.flag, plain)
+		if _, err := os.Stat(out); code != 2 || !strings.Contains(stderr, want) || stdout != "" || err == nil {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q, file made %v; want 2, %q, nothing made", args, code, stdout, stderr, err == nil, want)
+		}
+		// The same command with the plain name works: the refusal is the name's.
+		args[len(args)-1] = plain
+		if code, _, stderr := runCLI(t, "", args...); code != 0 {
+			t.Errorf("%v: exit %d, %s", args, code, stderr)
+		}
 	}
 }

@@ -292,7 +292,7 @@ func run(ctx context.Context, e *env, args []string) (code int) {
 	// Every output file is checked for writability before any work (order computed
 	// for its whole --time-limit before finding -o unwritable).
 	var outs []outputFlag
-	var emptyOut string
+	var badOut string
 	fs.Visit(func(f *flag.Flag) {
 		if !slices.Contains(outputFlagNames, f.Name) {
 			return
@@ -300,22 +300,27 @@ func run(ctx context.Context, e *env, args []string) (code int) {
 		dash := strings.TrimSuffix(dashed(f.Name), f.Name)
 		// An output flag given an empty name ("-o $OUT" with OUT unset) would
 		// otherwise write to standard output, or nowhere, without a word.
-		if f.Value.String() == "" && emptyOut == "" {
+		if f.Value.String() == "" && badOut == "" {
 			switch {
 			case slices.Contains(c.dirOutputs, f.Name):
-				emptyOut = dash + f.Name + ` "": an empty directory name`
+				badOut = dash + f.Name + ` "": an empty directory name`
 			case f.Name == "o":
-				emptyOut = `-o "": an empty file name (leave -o out to write to standard output)`
+				badOut = `-o "": an empty file name (leave -o out to write to standard output)`
 			default:
-				emptyOut = fmt.Sprintf(`%s "": an empty file name (leave %s out not to write that output)`, dash+f.Name, dash+f.Name)
+				badOut = fmt.Sprintf(`%s "": an empty file name (leave %s out not to write that output)`, dash+f.Name, dash+f.Name)
 			}
 		}
 		if !slices.Contains(c.dirOutputs, f.Name) {
 			outs = append(outs, outputFlag{dash + f.Name, f.Value.String()})
+			// sweep's -o has its own rule (a plain results file under a
+			// compressed name resumes: cmd_sweep.go).
+			if badOut == "" && !(name == "sweep" && f.Name == "o") {
+				badOut = compressedOutputName(dash+f.Name, f.Value.String())
+			}
 		}
 	})
-	if emptyOut != "" {
-		fmt.Fprintf(e.stderr, "procalloc %s: %s\nrun 'procalloc help %s' for usage\n", name, emptyOut, name)
+	if badOut != "" {
+		fmt.Fprintf(e.stderr, "procalloc %s: %s\nrun 'procalloc help %s' for usage\n", name, badOut, name)
 		return 2
 	}
 	err := checkOutputs(e, outs...)

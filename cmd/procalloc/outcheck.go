@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/procalloc/procalloc/internal/textin"
 )
 
 // outputFlag is one output of a command: the flag that names it and its path.
@@ -54,6 +56,23 @@ func checkOutputs(e *env, outs ...outputFlag) error {
 		w.Abort()
 	}
 	return nil
+}
+
+// compressedOutputName is the usage error for an output file whose name says a
+// compression (.gz, .bz2, .xz, .zst: textin.CompressedName), "" for another name:
+// procalloc writes its outputs plain, and a plain file under such a name is one that
+// gzip -dc (and whoever reads it as its name says) refuses.
+func compressedOutputName(flag, path string) string {
+	format, plain := textin.CompressedName(path)
+	if format == "" {
+		return ""
+	}
+	msg := fmt.Sprintf("%s %s: procalloc writes plain text, not %s: give %s %s and compress it after (%s %s)",
+		flag, path, format, flag, plain, format, textin.ShellWord(plain))
+	if flag == "-o" {
+		msg += fmt.Sprintf(", or leave -o out and pipe standard output (procalloc ... | %s > %s)", format, textin.ShellWord(path))
+	}
+	return msg
 }
 
 // namedOutput is one of a command's outputs for writeOutputs: the flag that names it
