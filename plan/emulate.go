@@ -112,7 +112,9 @@ type torusConfig struct {
 // anchor (anchors x outermost, z innermost, spaced by the placement's dims). A job
 // whose size has no placement is refused (Slurm refuses it at submission), and one
 // that finds no free anchor fails with alloc.ErrFragmented (Slurm leaves it
-// pending).
+// pending). It keeps no views (alloc.Viewer): a replay keeps its jobs in their
+// partitions by holding the nodes outside (alloc.Mask), since its decisions, not
+// the partition changes, take its time (docs/plan.md, "Cost").
 type torus3D struct {
 	m       topo.Machine
 	st      *alloc.State
