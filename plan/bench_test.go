@@ -8,6 +8,7 @@ import (
 	"runtime/metrics"
 	"slices"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
@@ -142,7 +143,8 @@ func BenchmarkPlanDragonfly102400(b *testing.B) {
 // them, GOMAXPROCS at a time) of a history of jobs jobs on machine spec for Slurm
 // version ver: the inputs checked, the ordering and the deployments built before
 // the timer starts. It reports the replays' wall time per job and deployment
-// (GOMAXPROCS deployments replayed at a time).
+// (GOMAXPROCS deployments replayed at a time) and the process's CPU time (user and
+// system, every thread's, the collector's too) per job and deployment.
 func benchReplay(b *testing.B, spec string, jobs int, ver Version) {
 	benchReplayParts(b, spec, jobs, ver, false)
 }
@@ -212,14 +214,24 @@ func benchReplayParts(b *testing.B, spec string, jobs int, ver Version, parts bo
 			replayed++
 		}
 	}
+	cpu := func() time.Duration { // the process's user+system CPU time
+		var ru syscall.Rusage
+		if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+			b.Fatal(err)
+		}
+		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
 	b.ResetTimer()
+	cpu0 := cpu()
 	for range b.N {
 		p.Files, p.Report.Deployments = nil, nil
 		if err := p.replay(ctx, ctx); err != nil {
 			b.Fatal(err)
 		}
 	}
+	used := cpu() - cpu0
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/1e3/float64(b.N)/float64(jobs*replayed), "ms/job-deployment")
+	b.ReportMetric(float64(used.Microseconds())/1e3/float64(b.N)/float64(jobs*replayed), "cpu-ms/job-deployment")
 	b.Logf("%s, %d jobs, Slurm %s: %d deployments replayed, GOMAXPROCS %d", spec, jobs, ver, replayed, runtime.GOMAXPROCS(0))
 }
 

@@ -17,91 +17,87 @@ import (
 // counts it, so that the replay's schedule stays the same for every deployment; the
 // report says how many.
 //
-// It is an alloc.Occupier when the emulator is one (every emulator plan builds):
-// the replay keeps a job in its partition by occupying the nodes outside it
-// (alloc.Mask, alloc.AllocateWithout), and the fallback then takes the
-// partition's lowest free nodes; a partition with fewer free nodes than the job
-// asks for has no fallback: the job waits (sim's partitions).
+// It is an alloc.Occupier (every emulator plan builds is one): the replay keeps a
+// job in its partition by occupying the nodes outside it (alloc.Mask,
+// alloc.AllocateWithout), and the fallback then takes the partition's lowest free
+// nodes; a partition with fewer free nodes than the job asks for has no fallback:
+// the job waits (sim's partitions). The free state is the emulator's own (IsFree,
+// NumFree, AppendFreeIn), so that the fallback sees what the emulator's decision
+// sees: with an emulator that keeps a view per partition (alloc.Viewer: the Slurm
+// emulations) the current view's free nodes, the partition's, and a fallback's
+// nodes are occupied in the machine and so in every view. replayed returns the
+// allocator to replay: the counter, or the counter as a Viewer when the
+// emulator is one.
 type pendingCounter struct {
-	alloc.Allocator
-	occ     alloc.Occupier
-	st      *alloc.State
+	emulator
 	pending int
 	refused int
+}
+
+// emulator is what plan's emulators are (alloc.SlurmAllocator, torus3D): an
+// alloc.Occupier that lists its free nodes of a bitmap at once (alloc.Mask's
+// bulk path).
+type emulator interface {
+	alloc.Occupier
+	AppendFreeIn(dst []int, set []uint64) []int
+}
+
+// viewingCounter is a pendingCounter over an emulator that keeps views: the
+// views are the emulator's (alloc.Mask.Views registers the partitions with it
+// through the counter), and so is the free state every decision and fallback
+// reads.
+type viewingCounter struct {
+	*pendingCounter
+	v alloc.Viewer
 }
 
 // errRefused marks a job Slurm refuses at submission under a deployment (torus3d: no
 // placement of its size).
 var errRefused = errors.New("refused at submission")
 
-func newPendingCounter(a alloc.Allocator) *pendingCounter {
-	pc := &pendingCounter{Allocator: a, st: alloc.NewState(a.Machine().N())}
-	pc.occ, _ = a.(alloc.Occupier)
+func newPendingCounter(a emulator) *pendingCounter {
+	return &pendingCounter{emulator: a}
+}
+
+// replayed returns pc, as an alloc.Viewer when its emulator is one: the
+// allocator a replay is given.
+func (pc *pendingCounter) replayed() alloc.Occupier {
+	if v, ok := pc.emulator.(alloc.Viewer); ok {
+		return &viewingCounter{pendingCounter: pc, v: v}
+	}
 	return pc
 }
 
-// Occupy marks nodes busy in the emulator and in the fallback's state.
-func (pc *pendingCounter) Occupy(nodes []int) error {
-	if pc.occ == nil {
-		return fmt.Errorf("%s: %w", pc.Name(), alloc.ErrNoRestriction)
-	}
-	if err := pc.st.Take(nodes); err != nil {
-		return err
-	}
-	if err := pc.occ.Occupy(nodes); err != nil {
-		if rerr := pc.st.Release(nodes); rerr != nil {
-			return errors.Join(err, rerr)
-		}
-		return err
-	}
-	return nil
-}
-
-// IsFree reports whether node v is free.
-func (pc *pendingCounter) IsFree(v int) bool { return pc.st.IsFree(v) }
-
-// AppendFreeIn appends the free nodes of set (a bitmap of the nodes) to dst
-// (alloc.Mask's bulk path).
-func (pc *pendingCounter) AppendFreeIn(dst []int, set []uint64) []int {
-	return pc.st.AppendFreeIn(dst, set)
-}
-
 func (pc *pendingCounter) Allocate(k int) ([]int, error) {
-	nodes, err := pc.Allocator.Allocate(k)
+	nodes, err := pc.emulator.Allocate(k)
 	refused := errors.Is(err, errRefused)
-	if err != nil && (refused || errors.Is(err, alloc.ErrFragmented)) && pc.occ != nil {
-		if refused {
-			pc.refused++
-		} else {
-			pc.pending++
+	if err == nil || !refused && !errors.Is(err, alloc.ErrFragmented) {
+		return nodes, err
+	}
+	if refused {
+		pc.refused++
+	} else {
+		pc.pending++
+	}
+	nodes = nodes[:0]
+	for v, n := 0, pc.Machine().N(); v < n && len(nodes) < k; v++ {
+		if pc.IsFree(v) {
+			nodes = append(nodes, v)
 		}
-		nodes = nodes[:0]
-		for v := 0; v < pc.st.N() && len(nodes) < k; v++ {
-			if pc.st.IsFree(v) {
-				nodes = append(nodes, v)
-			}
-		}
-		if len(nodes) < k {
-			return nil, err
-		}
-		if err := pc.occ.Occupy(nodes); err != nil {
-			return nil, err
-		}
-	} else if err != nil {
+	}
+	if len(nodes) < k {
 		return nil, err
 	}
-	if err := pc.st.Take(nodes); err != nil {
+	if err := pc.Occupy(nodes); err != nil {
 		return nil, err
 	}
 	return nodes, nil
 }
 
-func (pc *pendingCounter) Release(nodes []int) error {
-	if err := pc.st.Release(nodes); err != nil {
-		return err
-	}
-	return pc.Allocator.Release(nodes)
-}
+// AddView, UseView and DropViews are the emulator's (alloc.Viewer).
+func (vc *viewingCounter) AddView(away []uint64) (int, error) { return vc.v.AddView(away) }
+func (vc *viewingCounter) UseView(v int) error                { return vc.v.UseView(v) }
+func (vc *viewingCounter) DropViews()                         { vc.v.DropViews() }
 
 // torusConfig is a torus3d topology: dims (x fastest) and placements.
 type torusConfig struct {
@@ -116,7 +112,9 @@ type torusConfig struct {
 // anchor (anchors x outermost, z innermost, spaced by the placement's dims). A job
 // whose size has no placement is refused (Slurm refuses it at submission), and one
 // that finds no free anchor fails with alloc.ErrFragmented (Slurm leaves it
-// pending).
+// pending). It keeps no views (alloc.Viewer): a replay keeps its jobs in their
+// partitions by holding the nodes outside (alloc.Mask), since its decisions, not
+// the partition changes, take its time (docs/plan.md, "Cost").
 type torus3D struct {
 	m       topo.Machine
 	st      *alloc.State

@@ -437,8 +437,14 @@ func (p *Plan) replayOne(ctx context.Context, d *Deployment, passed func(n int))
 		return nil, err
 	}
 	if d.Kind != KindAsRun {
-		pc = newPendingCounter(a)
-		a = pc
+		em, ok := a.(emulator)
+		if !ok {
+			return nil, fmt.Errorf("deployment %s: internal error: emulator %s cannot keep jobs in their partitions: %w", d.Kind, a.Name(), alloc.ErrNoRestriction)
+		}
+		// With an emulator that keeps views (the Slurm emulations) the
+		// partitions are its views (sim's partitions, alloc.Mask.Views).
+		pc = newPendingCounter(em)
+		a = pc.replayed()
 	}
 	if predict {
 		rp.pred.WriteString("job_id,line,submit,start,end,nodes,node_list\n")
