@@ -273,7 +273,14 @@ func init() {
 			kind, m := base.kind, mode.m
 			register(name, fmt.Sprintf("binary tree allocation (Liu et al. §3): %s. %s", mode.what, base.arg),
 				func(arg string, mc topo.Machine, opt Options) (Allocator, error) {
-					return newBinaryTree(name, kind, arg, m, mc)
+					a, err := newBinaryTree(name, kind, arg, m, mc)
+					if err != nil {
+						return nil, err
+					}
+					if m == contiguous {
+						return a, nil
+					}
+					return &subTaskTree{a}, nil
 				})
 		}
 	}
@@ -475,6 +482,60 @@ func (a *BinaryTree) Allocate(k int) ([]int, error) {
 		panic("alloc: " + a.name + " tree out of step with the state: " + err.Error())
 	}
 	return nodes, nil
+}
+
+// subTaskTree is a non-contiguous variant of the binary-tree family (ind-*,
+// d-*): a BinaryTree that is an Occupier. Its jobs get blocks of exactly their
+// sizes, so a release frees the nodes it names and no other, and a node can
+// be busy as a block of its own. The contiguous bt, sbt and dbt are not
+// Occupiers (whyNoOccupy).
+type subTaskTree struct{ *BinaryTree }
+
+// Occupy marks the nodes busy (Occupier), all or nothing: each becomes a block
+// of one node given out (setBlock on its leaf, as Allocate takes a sub-task's
+// block), freed by Release as a job's block. The tree's counts are then those
+// of the free nodes left (free processors and the largest wholly free block
+// below each tree node, functions of the free leaves alone), on which every
+// rule decides, so the allocator decides as on a machine where jobs of one
+// node took them.
+func (a *subTaskTree) Occupy(nodes []int) error {
+	if err := a.st.Take(nodes); err != nil {
+		return fmt.Errorf("%s: %w", a.name, err)
+	}
+	for _, v := range nodes {
+		b := int(a.t.leaf[v])
+		a.setBlock(b, true)
+		a.block[v], a.left[b] = int32(b), 1
+	}
+	return nil
+}
+
+// IsFree reports whether node v is free (Occupier).
+func (a *subTaskTree) IsFree(v int) bool { return a.st.IsFree(v) }
+
+// AppendFreeIn appends the free nodes of the bitmap set (Mask's bulk path).
+func (a *subTaskTree) AppendFreeIn(dst []int, set []uint64) []int { return a.st.AppendFreeIn(dst, set) }
+
+// Clone returns an independent copy in the same state (Fragmenting), an
+// Occupier too.
+func (a *subTaskTree) Clone() Fragmenting {
+	return &subTaskTree{a.BinaryTree.Clone().(*BinaryTree)}
+}
+
+// whyNoOccupy says why bt, sbt and dbt are not Occupiers (NoRestriction).
+func (a *BinaryTree) whyNoOccupy() string {
+	return "it reserves a whole block of the next power of two for each job and frees the block with the job, nodes the job was not given included, so nodes kept from its decisions (a partition's outside) would be freed by other jobs' releases; the non-contiguous ind-" + a.name + " and d-" + a.name + " keep nodes busy"
+}
+
+// treeOf returns the BinaryTree of a binary-tree allocator (bt, ind-bt, ...).
+func treeOf(a Allocator) (*BinaryTree, bool) {
+	switch t := a.(type) {
+	case *BinaryTree:
+		return t, true
+	case *subTaskTree:
+		return t.BinaryTree, true
+	}
+	return nil, false
 }
 
 // Release frees nodes given by Allocate; a block returns to the free tree when all

@@ -200,7 +200,7 @@ func newPartitions(jobs []Job, cfg Config) (*partitions, error) {
 	}
 	oc, ok := cfg.Alloc.(alloc.Occupier)
 	if !ok {
-		return nil, fmt.Errorf("sim: allocator %s cannot keep jobs in their partitions: %w", cfg.Alloc.Name(), alloc.ErrNoRestriction)
+		return nil, fmt.Errorf("sim: cannot keep jobs in their partitions: allocator %w", alloc.NoRestriction(cfg.Alloc))
 	}
 	if pt.mask != nil {
 		// An allocator that keeps a view per partition (alloc.Viewer) decides
@@ -228,7 +228,7 @@ func (pt *partitions) start(a alloc.Allocator) error {
 	}
 	oc, ok := a.(alloc.Occupier)
 	if !ok {
-		return fmt.Errorf("sim: allocator %s cannot keep jobs in their partition: %w", a.Name(), alloc.ErrNoRestriction)
+		return fmt.Errorf("sim: cannot keep jobs in their partition: allocator %w", alloc.NoRestriction(a))
 	}
 	if err := oc.Occupy(pt.fixed); err != nil {
 		return fmt.Errorf("sim: keeping the jobs in their partition: %w", err)
@@ -271,7 +271,7 @@ func (pt *partitions) enter(a alloc.Allocator, part string, block []uint64) erro
 	}
 	oc, ok := a.(alloc.Occupier)
 	if !ok {
-		return fmt.Errorf("sim: allocator %s cannot keep jobs in their partitions: %w", a.Name(), alloc.ErrNoRestriction)
+		return fmt.Errorf("sim: cannot keep jobs in their partitions: allocator %w", alloc.NoRestriction(a))
 	}
 	away, gen := pt.out[part], -1
 	if block != nil {
