@@ -538,9 +538,15 @@ func treeOf(a Allocator) (*BinaryTree, bool) {
 	return nil, false
 }
 
-// Release frees nodes given by Allocate; a block returns to the free tree when all
-// the nodes given from it are released (for bt, sbt and dbt its reserved remainder
-// with it). A node not given out, or listed twice, is an error and changes nothing.
+// Release frees nodes given by Allocate; for bt, sbt and dbt a block returns to
+// the free tree when all the nodes given from it are released (its reserved
+// remainder with it); the non-contiguous variants, whose blocks hold exactly
+// the nodes given, free each node as it is released (its leaf, setBlock: the
+// tree's counts are those of the free leaves, so a job's release leaves the
+// tree as freeing its blocks whole did), so that a release of some of a job's
+// nodes (a Mask holding the others, a partition's outside) frees exactly
+// those. A node not given out, or listed twice, is an error and changes
+// nothing.
 func (a *BinaryTree) Release(nodes []int) error {
 	if len(a.seen) < a.t.n() {
 		a.seen = make([]bool, a.t.n())
@@ -567,6 +573,18 @@ func (a *BinaryTree) Release(nodes []int) error {
 	}
 	if err != nil {
 		return err
+	}
+	if a.mode != contiguous {
+		if err := a.st.Release(nodes); err != nil {
+			panic("alloc: " + a.name + " tree out of step with the state: " + err.Error())
+		}
+		for _, v := range nodes {
+			b := a.block[v]
+			a.block[v] = 0
+			a.left[b]--
+			a.setBlock(int(a.t.leaf[v]), false)
+		}
+		return nil
 	}
 	var done []int
 	for _, v := range nodes {

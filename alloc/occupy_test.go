@@ -70,8 +70,8 @@ func occupyCases(t *testing.T) (cases []occupyCase, families map[string]bool) {
 }
 
 // TestOccupyIsTakenByJobs: for every allocator that is an Occupier, on random
-// histories of starts, releases and Occupy calls (nodes occupied, released
-// together or a few at a time), every decision AllocateWithout(k, away) makes
+// histories of starts, releases and Occupy calls (the nodes of a job or of an
+// Occupy released together or a few at a time), every decision AllocateWithout(k, away) makes
 // is exactly the one a fresh allocator of the same kind makes on the free
 // nodes outside away, every other node taken by a job of one node (n jobs of
 // one node, then the free ones released): the same nodes in the same order,
@@ -80,7 +80,9 @@ func occupyCases(t *testing.T) (cases []occupyCase, families map[string]bool) {
 // tables (prefix sums, shells, interval indexes, buddy lists, tree counts, the
 // remembered decisions). After each decision the allocator's free nodes must
 // be those before it (AllocateWithout frees what it occupied), and its
-// decision on them is kept as a running job. The families that are not
+// decision on them is kept as a running job; before every step the busy nodes
+// must be exactly those of the running jobs (a release frees the nodes it
+// names, no more, no fewer). The families that are not
 // Occupiers must say why (NoRestriction).
 func TestOccupyIsTakenByJobs(t *testing.T) {
 	cases, families := occupyCases(t)
@@ -144,23 +146,38 @@ func occupyHistory(t *testing.T, rng *rand.Rand, c occupyCase, steps int) int {
 	}
 	var running []job
 	decisions := 0
+	busy := make([]bool, n) // the nodes of running jobs: exactly the busy ones
+	mark := func(nodes []int, b bool) {
+		for _, v := range nodes {
+			busy[v] = b
+		}
+	}
 	for step := range steps {
+		for v := range n {
+			if a.IsFree(v) == busy[v] {
+				t.Fatalf("%s: before step %d: node %d free %v, busy by the jobs %v", what, step, v, a.IsFree(v), busy[v])
+			}
+		}
 		switch r := rng.IntN(10); {
 		case r < 3 && len(running) > 0:
 			j := rng.IntN(len(running))
 			nodes := running[j].nodes
-			if len(nodes) > 1 && rng.IntN(4) == 0 && running[j].occ {
-				// a few of the occupied nodes: each is busy on its own
+			if len(nodes) > 1 && rng.IntN(4) == 0 {
+				// some of the nodes (as a Mask releases a job's nodes inside
+				// the current partition and holds the others): each is busy
+				// on its own
 				cut := 1 + rng.IntN(len(nodes)-1)
 				if err := a.Release(nodes[:cut]); err != nil {
-					t.Fatalf("%s: step %d: releasing %d occupied nodes: %v", what, step, cut, err)
+					t.Fatalf("%s: step %d: releasing %d of %d nodes (occupied %v): %v", what, step, cut, len(nodes), running[j].occ, err)
 				}
+				mark(nodes[:cut], false)
 				running[j].nodes = nodes[cut:]
 				continue
 			}
 			if err := a.Release(nodes); err != nil {
 				t.Fatalf("%s: step %d: release %v: %v", what, step, nodes, err)
 			}
+			mark(nodes, false)
 			running = slices.Delete(running, j, j+1)
 		case r < 5 && a.NumFree() > 0:
 			var nodes []int
@@ -186,6 +203,7 @@ func occupyHistory(t *testing.T, rng *rand.Rand, c occupyCase, steps int) int {
 			}
 			if len(nodes) > 0 {
 				running = append(running, job{nodes, true})
+				mark(nodes, true)
 			}
 		default:
 			var away []int
@@ -235,6 +253,7 @@ func occupyHistory(t *testing.T, rng *rand.Rand, c occupyCase, steps int) int {
 				t.Fatalf("%s: step %d: the free nodes besides the decision's changed", what, step)
 			}
 			running = append(running, job{got, false})
+			mark(got, true)
 		}
 	}
 	for _, j := range running {
