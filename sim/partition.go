@@ -36,7 +36,11 @@ import (
 //     partition O(n/64) and the nodes that change, and each decision sees the free
 //     state AllocateWithout would give it (the emulations decide from their free
 //     nodes alone: alloc's TestMaskMatchesAllocateWithout and plan's
-//     TestMaskPlanEmulators play both in lockstep). With an allocator that
+//     TestMaskPlanEmulators play both in lockstep; so do the other Occupiers,
+//     the curve and center-based allocators, mbs, paging with pages of one
+//     node and the non-contiguous binary trees, each deciding as if jobs held
+//     the nodes kept away: TestMaskMatchesAllocateWithoutEveryOccupier,
+//     TestOccupyIsTakenByJobs). With an allocator that
 //     keeps a view per partition (alloc.Viewer: the Slurm emulations, whose
 //     incremental free state is kept per partition, alloc/slurm_view.go) the
 //     mask registers the partitions' outsides as views and a change of
