@@ -527,17 +527,6 @@ func (a *BinaryTree) whyNoOccupy() string {
 	return "it reserves a whole block of the next power of two for each job and frees the block with the job, nodes the job was not given included, so nodes kept from its decisions (a partition's outside) would be freed by other jobs' releases; the non-contiguous ind-" + a.name + " and d-" + a.name + " keep nodes busy"
 }
 
-// treeOf returns the BinaryTree of a binary-tree allocator (bt, ind-bt, ...).
-func treeOf(a Allocator) (*BinaryTree, bool) {
-	switch t := a.(type) {
-	case *BinaryTree:
-		return t, true
-	case *subTaskTree:
-		return t.BinaryTree, true
-	}
-	return nil, false
-}
-
 // Release frees nodes given by Allocate; for bt, sbt and dbt a block returns to
 // the free tree when all the nodes given from it are released (its reserved
 // remainder with it); the non-contiguous variants, whose blocks hold exactly

@@ -427,3 +427,14 @@ func FuzzBinaryTree(f *testing.F) {
 		})
 	})
 }
+
+// treeOf returns the BinaryTree of a binary-tree allocator (bt, ind-bt, ...).
+func treeOf(a Allocator) (*BinaryTree, bool) {
+	switch t := a.(type) {
+	case *BinaryTree:
+		return t, true
+	case *subTaskTree:
+		return t.BinaryTree, true
+	}
+	return nil, false
+}

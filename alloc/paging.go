@@ -149,7 +149,8 @@ func (a *Paging) takePage(r int) {
 // whyNoOccupy says why Paging with pages of several nodes is not an Occupier
 // (NoRestriction).
 func (a *Paging) whyNoOccupy() string {
-	return fmt.Sprintf("it gives jobs whole pages of %dx%d nodes, so a single node cannot be busy apart from its page (a job's release frees its pages whole); with pages of one node (%s:0) it keeps nodes busy", a.side, a.side, a.name[:strings.LastIndex(a.name, ":")])
+	curve, _, _ := cutLast(a.name, ":")
+	return fmt.Sprintf("it gives jobs whole pages of %dx%d nodes, so a single node cannot be busy apart from its page (a job's release frees its pages whole); with pages of one node (%s:0) it keeps nodes busy", a.side, a.side, curve)
 }
 
 // pagingNodes is Paging with pages of one node (s = 0, the sorted free list
