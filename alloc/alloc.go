@@ -65,13 +65,23 @@ type Fragmenting interface {
 	Clone() Fragmenting
 }
 
-// Occupier is an allocator that can mark given nodes busy without choosing them
-// (Slurm's emulations: SlurmAllocator, plan's torus3d; AsRun): a scheduler takes
-// nodes away from a decision through it, as Slurm's select plugin is given only
-// the nodes a job may have (AllocateWithout).
+// Occupier is an allocator that can mark given nodes busy without choosing them: a
+// scheduler takes nodes away from a decision through it, as Slurm's select plugin
+// is given only the nodes a job may have (AllocateWithout). Every allocator whose
+// decision is a function of its free nodes is one (Slurm's emulations:
+// SlurmAllocator, plan's torus3d; AsRun; the curve allocators, scbt and plas;
+// paging with pages of one node; the center-based ones, mc1x1 and its variants,
+// mc, mm, mminc, genalg on grids and networks, opt; mbs; the binary-tree family):
+// after Occupy(nodes) it decides exactly as a fresh allocator of its kind on whose
+// machine those nodes were taken by jobs (each node by a job of one node) and the
+// others freed, ties included (the allocators' TestOccupyIsTakenByJobs). Paging
+// with pages of several nodes is not: a job takes whole pages, so a single node
+// cannot be busy apart from its page (NoRestriction says so).
 type Occupier interface {
 	Allocator
-	// Occupy marks the nodes busy, all or nothing, as Allocate would have.
+	// Occupy marks the nodes busy, all or nothing, as jobs holding them would:
+	// Release frees them as a job's. A node that is busy, out of range or
+	// listed twice is an error, and nothing changes.
 	Occupy(nodes []int) error
 	// IsFree reports whether node v is free.
 	IsFree(v int) bool
@@ -81,6 +91,22 @@ type Occupier interface {
 // nodes away from a decision (not an Occupier): the restriction is refused, not
 // ignored.
 var ErrNoRestriction = errors.New("the allocator cannot keep a decision off given nodes (no Occupy)")
+
+// noOccupier is an allocator that is not an Occupier and says why: the property
+// of its definition that keeps a node from being busy apart from its jobs.
+type noOccupier interface {
+	whyNoOccupy() string
+}
+
+// NoRestriction is the error for a, which is not an Occupier: it wraps
+// ErrNoRestriction, after a's name and, when a says it, the property that keeps
+// it from being one.
+func NoRestriction(a Allocator) error {
+	if w, ok := a.(noOccupier); ok {
+		return fmt.Errorf("%s: %s: %w", a.Name(), w.whyNoOccupy(), ErrNoRestriction)
+	}
+	return fmt.Errorf("%s: %w", a.Name(), ErrNoRestriction)
+}
 
 // AllocateWithout is AllocateContext with the nodes away kept out of the choice:
 // those of them that are free are marked busy for the decision (Occupier.Occupy)
@@ -111,7 +137,7 @@ func (c *Clock) AllocateWithout(ctx context.Context, a Allocator, k int, away []
 	}
 	oc, ok := a.(Occupier)
 	if !ok {
-		return nil, held, fmt.Errorf("%s: %w", a.Name(), ErrNoRestriction)
+		return nil, held, NoRestriction(a)
 	}
 	for _, v := range away {
 		if oc.IsFree(v) {

@@ -49,12 +49,12 @@ func TestAllocateWithout(t *testing.T) {
 	if _, _, err := AllocateWithout(context.Background(), a, 13, away, held); !errors.Is(err, ErrNotEnoughFree) || a.NumFree() != 60 {
 		t.Errorf("13 of the 12 free outside away: %v, %d free", err, a.NumFree())
 	}
-	mc, _ := Parse("mc1x1", m, Options{})
-	if _, _, err := AllocateWithout(context.Background(), mc, 2, away, nil); !errors.Is(err, ErrNoRestriction) {
-		t.Errorf("mc1x1: %v", err)
+	bt, _ := Parse("bt", m, Options{})
+	if _, _, err := AllocateWithout(context.Background(), bt, 2, away, nil); !errors.Is(err, ErrNoRestriction) {
+		t.Errorf("bt: %v", err)
 	}
-	if nodes, _, err := AllocateWithout(context.Background(), mc, 2, nil, nil); err != nil || len(nodes) != 2 {
-		t.Errorf("mc1x1 with nothing away: %v %v", nodes, err)
+	if nodes, _, err := AllocateWithout(context.Background(), bt, 2, nil, nil); err != nil || len(nodes) != 2 {
+		t.Errorf("bt with nothing away: %v %v", nodes, err)
 	}
 }
 

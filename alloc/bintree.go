@@ -273,7 +273,14 @@ func init() {
 			kind, m := base.kind, mode.m
 			register(name, fmt.Sprintf("binary tree allocation (Liu et al. §3): %s. %s", mode.what, base.arg),
 				func(arg string, mc topo.Machine, opt Options) (Allocator, error) {
-					return newBinaryTree(name, kind, arg, m, mc)
+					a, err := newBinaryTree(name, kind, arg, m, mc)
+					if err != nil {
+						return nil, err
+					}
+					if m == contiguous {
+						return a, nil
+					}
+					return &subTaskTree{a}, nil
 				})
 		}
 	}
@@ -477,9 +484,58 @@ func (a *BinaryTree) Allocate(k int) ([]int, error) {
 	return nodes, nil
 }
 
-// Release frees nodes given by Allocate; a block returns to the free tree when all
-// the nodes given from it are released (for bt, sbt and dbt its reserved remainder
-// with it). A node not given out, or listed twice, is an error and changes nothing.
+// subTaskTree is a non-contiguous variant of the binary-tree family (ind-*,
+// d-*): a BinaryTree that is an Occupier. Its jobs get blocks of exactly their
+// sizes, so a release frees the nodes it names and no other, and a node can
+// be busy as a block of its own. The contiguous bt, sbt and dbt are not
+// Occupiers (whyNoOccupy).
+type subTaskTree struct{ *BinaryTree }
+
+// Occupy marks the nodes busy (Occupier), all or nothing: each becomes a block
+// of one node given out (setBlock on its leaf, as Allocate takes a sub-task's
+// block), freed by Release as a job's block. The tree's counts are then those
+// of the free nodes left (free processors and the largest wholly free block
+// below each tree node, functions of the free leaves alone), on which every
+// rule decides, so the allocator decides as on a machine where jobs of one
+// node took them.
+func (a *subTaskTree) Occupy(nodes []int) error {
+	if err := a.st.Take(nodes); err != nil {
+		return fmt.Errorf("%s: %w", a.name, err)
+	}
+	for _, v := range nodes {
+		b := int(a.t.leaf[v])
+		a.setBlock(b, true)
+		a.block[v], a.left[b] = int32(b), 1
+	}
+	return nil
+}
+
+// IsFree reports whether node v is free (Occupier).
+func (a *subTaskTree) IsFree(v int) bool { return a.st.IsFree(v) }
+
+// AppendFreeIn appends the free nodes of the bitmap set (Mask's bulk path).
+func (a *subTaskTree) AppendFreeIn(dst []int, set []uint64) []int { return a.st.AppendFreeIn(dst, set) }
+
+// Clone returns an independent copy in the same state (Fragmenting), an
+// Occupier too.
+func (a *subTaskTree) Clone() Fragmenting {
+	return &subTaskTree{a.BinaryTree.Clone().(*BinaryTree)}
+}
+
+// whyNoOccupy says why bt, sbt and dbt are not Occupiers (NoRestriction).
+func (a *BinaryTree) whyNoOccupy() string {
+	return "it reserves a whole block of the next power of two for each job and frees the block with the job, nodes the job was not given included, so nodes kept from its decisions (a partition's outside) would be freed by other jobs' releases; the non-contiguous ind-" + a.name + " and d-" + a.name + " keep nodes busy"
+}
+
+// Release frees nodes given by Allocate; for bt, sbt and dbt a block returns to
+// the free tree when all the nodes given from it are released (its reserved
+// remainder with it); the non-contiguous variants, whose blocks hold exactly
+// the nodes given, free each node as it is released (its leaf, setBlock: the
+// tree's counts are those of the free leaves, so a job's release leaves the
+// tree as freeing its blocks whole did), so that a release of some of a job's
+// nodes (a Mask holding the others, a partition's outside) frees exactly
+// those. A node not given out, or listed twice, is an error and changes
+// nothing.
 func (a *BinaryTree) Release(nodes []int) error {
 	if len(a.seen) < a.t.n() {
 		a.seen = make([]bool, a.t.n())
@@ -506,6 +562,18 @@ func (a *BinaryTree) Release(nodes []int) error {
 	}
 	if err != nil {
 		return err
+	}
+	if a.mode != contiguous {
+		if err := a.st.Release(nodes); err != nil {
+			panic("alloc: " + a.name + " tree out of step with the state: " + err.Error())
+		}
+		for _, v := range nodes {
+			b := a.block[v]
+			a.block[v] = 0
+			a.left[b]--
+			a.setBlock(int(a.t.leaf[v]), false)
+		}
+		return nil
 	}
 	var done []int
 	for _, v := range nodes {

@@ -100,7 +100,7 @@ func TestTreeAllocatorsContract(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s on %s: %v", spec, ms, err)
 			}
-			bt, isTree := a.(*BinaryTree)
+			bt, isTree := treeOf(a)
 			n := m.N()
 			busy := make([]bool, n) // nodes given to jobs
 			used := make([]bool, n) // nodes given or reserved (the allocator's busy set)
@@ -299,7 +299,8 @@ func TestTreeLayoutChoices(t *testing.T) {
 		a.Allocate(1)
 		a.Release(first)
 		got, _ := a.Allocate(3)
-		lo := a.(*BinaryTree).t.leafOrder
+		bt, _ := treeOf(a)
+		lo := bt.t.leafOrder
 		if !slices.Equal(got, []int{lo[4], lo[5], lo[tc.leaf]}) || a.NumFree() != 11 {
 			t.Errorf("%s: %v (%d free), want leaves 4, 5, %d = %v", tc.spec, got, a.NumFree(), tc.leaf, []int{lo[4], lo[5], lo[tc.leaf]})
 		}
@@ -384,7 +385,7 @@ func FuzzBinaryTree(f *testing.F) {
 			}
 			t.Fatal(err)
 		}
-		bt := a.(*BinaryTree)
+		bt, _ := treeOf(a)
 		used := make([]bool, m.N())
 		ref := &refTree{t: bt.t, busy: used, rule: bt.rule}
 		runOps(t, a, data[2:], func(k int) []int {
@@ -425,4 +426,15 @@ func FuzzBinaryTree(f *testing.F) {
 			}
 		})
 	})
+}
+
+// treeOf returns the BinaryTree of a binary-tree allocator (bt, ind-bt, ...).
+func treeOf(a Allocator) (*BinaryTree, bool) {
+	switch t := a.(type) {
+	case *BinaryTree:
+		return t, true
+	case *subTaskTree:
+		return t.BinaryTree, true
+	}
+	return nil, false
 }

@@ -3,6 +3,7 @@ package alloc
 import (
 	"math"
 	"math/bits"
+	"slices"
 
 	"github.com/procalloc/procalloc/topo"
 )
@@ -136,15 +137,20 @@ func newGridIndex(g *topo.Grid) *gridIndex {
 }
 
 // touch records that the free bits of nodes changed (taken or released): every
-// part's dirty corner moves down to their least coordinates, left in x.tlo.
+// part's dirty corner moves down to their least coordinates, left in x.tlo. A
+// long list (a partition's outside held or freed by a Mask) stops once the
+// corner is the origin, which no further node can lower.
 func (x *gridIndex) touch(nodes []int) {
 	if len(nodes) == 0 {
 		return
 	}
 	copy(x.tlo, x.dims)
-	for _, v := range nodes {
+	for i, v := range nodes {
 		for j, c := range x.coord[v*x.d : v*x.d+x.d] {
 			x.tlo[j] = min(x.tlo[j], int(c))
+		}
+		if i&63 == 63 && !slices.ContainsFunc(x.tlo, func(c int) bool { return c != 0 }) {
+			break
 		}
 	}
 	for _, lo := range x.dirty {

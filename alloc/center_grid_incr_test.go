@@ -23,12 +23,13 @@ func incrGrids(t *testing.T) []*topo.Grid {
 }
 
 // incrScenario runs a random sequence of allocations (balls around random
-// centers, clipped to free nodes, or scattered free nodes) and releases of
+// centers, clipped to free nodes, or scattered free nodes, half of these taken
+// by MC1x1's Occupy, which touches its tables itself) and releases of
 // whole jobs on g, touching the tables kept up to date as the allocators do,
 // and after each step rebuilds a random choice of them (so that parts stay
 // stale over several steps) and compares them with tables built from scratch:
 // a gridIndex's free, wall and label prefix sums and 2D pyramid tables, MC's
-// freeBoxes, and MC1x1's free list and positions (only: just the table of that
+// freeBoxes, and MC1x1's free sums, free list and positions (only: just the table of that
 // name, "list" for the list). It returns the first difference, or "".
 func incrScenario(t *testing.T, g *topo.Grid, seed uint64, steps int, only string) string {
 	rng := rand.New(rand.NewPCG(seed, 77))
@@ -45,6 +46,7 @@ func incrScenario(t *testing.T, g *topo.Grid, seed uint64, steps int, only strin
 	var jobs [][]int
 	for step := range steps {
 		var nodes []int
+		occupied := false // nodes taken by the allocator's Occupy, which touches its own tables
 		if len(jobs) > 0 && (st.NumFree() == 0 || rng.IntN(5) < 2) {
 			i := rng.IntN(len(jobs))
 			nodes = jobs[i]
@@ -73,14 +75,20 @@ func incrScenario(t *testing.T, g *topo.Grid, seed uint64, steps int, only strin
 			if len(nodes) == 0 {
 				continue
 			}
-			if err := st.Take(nodes); err != nil {
+			if occupied = rng.IntN(2) == 0; occupied {
+				if err := a.Occupy(nodes); err != nil { // a.st is st
+					t.Fatal(err)
+				}
+			} else if err := st.Take(nodes); err != nil {
 				t.Fatal(err)
 			}
 			jobs = append(jobs, nodes)
 		}
 		x.touch(nodes)
 		fb.touch(nodes)
-		a.touch(nodes)
+		if !occupied {
+			a.touch(nodes)
+		}
 		parts := prefixParts(rng.IntN(16))
 		if step == steps-1 {
 			parts = prefixAll
@@ -99,6 +107,8 @@ func incrScenario(t *testing.T, g *topo.Grid, seed uint64, steps int, only strin
 		tabs := []table{}
 		if parts&prefixFree != 0 {
 			tabs = append(tabs, table{"free", x.free, ref.free})
+			a.refresh(prefixFree) // the allocator's own, touched by its Occupy and by touch
+			tabs = append(tabs, table{"free", a.x.free, ref.free})
 		}
 		if parts&prefixWall != 0 {
 			tabs = append(tabs, table{"freeW", x.freeW, ref.freeW})

@@ -641,9 +641,26 @@ func (a *mc1x1) refresh(parts prefixParts) {
 }
 
 func (a *mc1x1) take(nodes []int) error {
+	if err := a.Occupy(nodes); err != nil {
+		return fmt.Errorf("internal error: %w", err)
+	}
+	return nil
+}
+
+// Occupy marks the nodes busy (Occupier), all or nothing, as a decision takes
+// its nodes (take): the tables kept up to date from the least coordinates that
+// changed (touch) and the remembered decisions (keyed by the whole free bitmap)
+// then serve the free nodes left, as after Allocate.
+func (a *mc1x1) Occupy(nodes []int) error {
 	if err := a.st.Take(nodes); err != nil {
-		return fmt.Errorf("%s: internal error: %w", a.name, err)
+		return fmt.Errorf("%s: %w", a.name, err)
 	}
 	a.touch(nodes)
 	return nil
 }
+
+// IsFree reports whether node v is free (Occupier).
+func (a *mc1x1) IsFree(v int) bool { return a.st.IsFree(v) }
+
+// AppendFreeIn appends the free nodes of the bitmap set (Mask's bulk path).
+func (a *mc1x1) AppendFreeIn(dst []int, set []uint64) []int { return a.st.AppendFreeIn(dst, set) }

@@ -99,6 +99,21 @@ func (a *optAlloc) NumFree() int                     { return a.st.NumFree() }
 func (a *optAlloc) Release(nodes []int) error        { return a.st.Release(nodes) }
 func (a *optAlloc) Fallbacks() (decisions, fb int64) { return a.decisions, a.fallbacks }
 
+// Occupy marks the nodes busy (Occupier), all or nothing: every decision reads
+// the free nodes from the state.
+func (a *optAlloc) Occupy(nodes []int) error {
+	if err := a.st.Take(nodes); err != nil {
+		return fmt.Errorf("%s: %w", a.Name(), err)
+	}
+	return nil
+}
+
+// IsFree reports whether node v is free (Occupier).
+func (a *optAlloc) IsFree(v int) bool { return a.st.IsFree(v) }
+
+// AppendFreeIn appends the free nodes of the bitmap set (Mask's bulk path).
+func (a *optAlloc) AppendFreeIn(dst []int, set []uint64) []int { return a.st.AppendFreeIn(dst, set) }
+
 func (a *optAlloc) Allocate(k int) ([]int, error) {
 	return a.AllocateContext(context.Background(), k)
 }

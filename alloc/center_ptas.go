@@ -76,6 +76,24 @@ func (a *ptasAlloc) Release(nodes []int) error {
 	return a.st.Release(nodes)
 }
 
+// Occupy marks the nodes busy (Occupier), all or nothing, as a decision takes
+// its nodes: every decision reads the free nodes from the state (the bounds
+// package ptas keeps between decisions, CenterMemo, follow the changes of the
+// free nodes, whoever made them; the remembered decisions are keyed by the
+// whole free bitmap).
+func (a *ptasAlloc) Occupy(nodes []int) error {
+	if err := a.st.Take(nodes); err != nil {
+		return fmt.Errorf("%s: %w", a.name, err)
+	}
+	return nil
+}
+
+// IsFree reports whether node v is free (Occupier).
+func (a *ptasAlloc) IsFree(v int) bool { return a.st.IsFree(v) }
+
+// AppendFreeIn appends the free nodes of the bitmap set (Mask's bulk path).
+func (a *ptasAlloc) AppendFreeIn(dst []int, set []uint64) []int { return a.st.AppendFreeIn(dst, set) }
+
 func (a *ptasAlloc) Allocate(k int) ([]int, error) {
 	if err := a.st.CheckRequest(k); err != nil {
 		return nil, err

@@ -124,7 +124,7 @@ type CurveAllocator struct {
 	nIntervals int      // number of free intervals
 	scanMode   int      // tests: 0 choose, 1 always walk intervals, 2 always scan words
 
-	mark []uint64 // scratch bitset over ranks (Release)
+	mark []uint64 // scratch bitset over ranks (Release, Occupy)
 }
 
 // NewCurveAllocator returns a curve allocator named name over the ordering o (o[r] =
@@ -652,16 +652,54 @@ func (a *CurveAllocator) Release(nodes []int) error {
 	if err := a.st.Release(nodes); err != nil {
 		return err
 	}
-	// Group the released ranks into runs of consecutive ranks without sorting: mark
-	// them, then read the runs off the marked words in rank order.
-	lo, hi := a.n, -1
+	lo, hi := a.markRanks(nodes)
+	for w := lo >> 6; w <= hi>>6; w++ {
+		a.freeR[w] |= a.mark[w]
+	}
+	a.eachMarkedRun(lo, hi, a.releaseRun)
+	return nil
+}
+
+// Occupy marks the nodes busy (Occupier), all or nothing: each run of their
+// consecutive ranks is taken from the free interval holding it as Allocate
+// takes a window's runs (takeRunIn), so the interval index is the one of the
+// free ranks left, as after any Allocate, and the allocator decides as on a
+// machine where jobs took those nodes (its rules read the free intervals alone).
+func (a *CurveAllocator) Occupy(nodes []int) error {
+	if err := a.st.Take(nodes); err != nil {
+		return fmt.Errorf("%s: %w", a.name, err)
+	}
+	lo, hi := a.markRanks(nodes)
+	a.eachMarkedRun(lo, hi, func(r, c int) { a.takeRunIn(a.intervalOf(r), r, c) })
+	return nil
+}
+
+// IsFree reports whether node v is free (Occupier).
+func (a *CurveAllocator) IsFree(v int) bool { return a.st.IsFree(v) }
+
+// AppendFreeIn appends the free nodes of the bitmap set (Mask's bulk path).
+func (a *CurveAllocator) AppendFreeIn(dst []int, set []uint64) []int {
+	return a.st.AppendFreeIn(dst, set)
+}
+
+// markRanks marks the ranks of nodes (distinct) in a.mark and
+// returns the least and the greatest.
+func (a *CurveAllocator) markRanks(nodes []int) (lo, hi int) {
+	lo, hi = a.n, -1
 	for _, v := range nodes {
 		r := int(a.rank[v])
 		a.mark[r>>6] |= 1 << (r & 63)
 		lo, hi = min(lo, r), max(hi, r)
 	}
-	for w := lo >> 6; w <= hi>>6; w++ {
-		a.freeR[w] |= a.mark[w]
+	return lo, hi
+}
+
+// eachMarkedRun calls f(r, c) for each run of c consecutive ranks from r marked
+// in a.mark between lo and hi (markRanks), in rank order without wrapping, read
+// off the marked words without sorting, and clears the marks.
+func (a *CurveAllocator) eachMarkedRun(lo, hi int, f func(r, c int)) {
+	if hi < lo {
+		return // no node
 	}
 	for r, last := lo, hi>>6; ; {
 		w := r >> 6
@@ -685,13 +723,12 @@ func (a *CurveAllocator) Release(nodes []int) error {
 				break
 			}
 		}
-		a.releaseRun(r, end-r)
+		f(r, end-r)
 		if r = end; r > hi {
 			break
 		}
 	}
 	clear(a.mark[lo>>6 : hi>>6+1])
-	return nil
 }
 
 // clearBits clears bits lo..hi-1 of b.

@@ -58,8 +58,9 @@ func TestDecisionMemoMC1x1(t *testing.T) {
 }
 
 // checkTwins drives a, which remembers its decisions, and b, which does not, through
-// one random sequence of 300 allocations and releases that often returns to an
-// earlier state (a job ended at once, the next request meeting its free set again),
+// one random sequence of 300 allocations, Occupy calls (Occupiers) and releases
+// that often returns to an earlier state (a job ended at once, the next request
+// meeting its free set again),
 // and fails at the first answer that differs: the nodes, and for a TieReporter the
 // tie count and statistics. remembered(k) tells whether a has met the request
 // before; some requests must be; bMemo counts the decisions b remembered (none).
@@ -81,6 +82,25 @@ func checkTwins(t *testing.T, what string, a, b Allocator, remembered func(k int
 			j := r.IntN(len(jobs))
 			release(jobs[j])
 			jobs = slices.Delete(jobs, j, j+1)
+			continue
+		}
+		if oa, ok := a.(Occupier); ok && r.IntN(6) == 0 {
+			// nodes kept busy (a partition's outside): both occupy them
+			var nodes []int
+			for v := range a.Machine().N() {
+				if oa.IsFree(v) && r.IntN(4) == 0 {
+					nodes = append(nodes, v)
+				}
+			}
+			if err := oa.Occupy(nodes); err != nil {
+				t.Fatal(err)
+			}
+			if err := b.(Occupier).Occupy(nodes); err != nil {
+				t.Fatal(err)
+			}
+			if len(nodes) > 0 {
+				jobs = append(jobs, nodes)
+			}
 			continue
 		}
 		k := 1 + r.IntN(min(a.NumFree(), 12))

@@ -23,8 +23,11 @@
 // exactly, which is how the published tables are reproduced. The center-based
 // allocators remember their decisions: a request on a free set met before gets the
 // same answer without a search (a replay meets about 40% of its decisions again;
-// Options.NoMemo turns that off). Rules, tie-breaking and measured costs:
-// docs/alloc.md and docs/sim.md.
+// Options.NoMemo turns that off). Every allocator but bt, sbt, dbt and paging with
+// pages of several nodes can also mark given nodes busy (Occupier), deciding then as
+// if jobs held them: AllocateWithout and Mask keep decisions off nodes that way (a
+// replay's partitions). Rules, tie-breaking and measured costs: docs/alloc.md and
+// docs/sim.md.
 //
 // Papers: V. J. Leung et al., "Processor Allocation on Cplant: Achieving General
 // Processor Locality Using One-Dimensional Allocation Strategies" (IEEE Cluster 2002,

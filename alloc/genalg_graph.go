@@ -123,6 +123,22 @@ func (a *graphGenAlg) Machine() topo.Machine     { return a.g }
 func (a *graphGenAlg) NumFree() int              { return a.st.NumFree() }
 func (a *graphGenAlg) Release(nodes []int) error { return a.st.Release(nodes) }
 
+// Occupy marks the nodes busy (Occupier), all or nothing: every decision reads
+// the free hosts from the state (its groups and counts are listed anew each
+// decision).
+func (a *graphGenAlg) Occupy(nodes []int) error {
+	if err := a.st.Take(nodes); err != nil {
+		return fmt.Errorf("genalg: %w", err)
+	}
+	return nil
+}
+
+// IsFree reports whether host v is free (Occupier).
+func (a *graphGenAlg) IsFree(v int) bool { return a.st.IsFree(v) }
+
+// AppendFreeIn appends the free hosts of the bitmap set (Mask's bulk path).
+func (a *graphGenAlg) AppendFreeIn(dst []int, set []uint64) []int { return a.st.AppendFreeIn(dst, set) }
+
 func (a *graphGenAlg) Allocate(k int) ([]int, error) {
 	return a.AllocateContext(context.Background(), k)
 }

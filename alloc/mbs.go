@@ -208,19 +208,69 @@ func (a *MBS) splitDownTo(i int) bool {
 		return false
 	}
 	c := a.free[j].next(0)
+	// Keep splitting the corner child: it has the lowest corner of the four.
+	a.split(c, j, i, c, true)
+	return true
+}
+
+// split takes the free block of corner c and level j out of the free lists and
+// cuts it down to level i towards node v (in the block): at each level the
+// three buddies not holding v become free blocks, and the level-i block holding
+// v is free when keep.
+func (a *MBS) split(c, j, i, v int, keep bool) {
 	a.removeFree(c, j)
 	for ; j > i; j-- {
 		ch := a.children(c, j)
-		for _, d := range ch[1:] {
-			a.addFree(d, j-1)
+		h := 1 << (j - 1)
+		dx, dy := (v-c)%a.x, (v-c)/a.x
+		in := 0
+		if dx >= h {
+			in++
 		}
-		if j-1 == i {
-			a.addFree(ch[0], i)
+		if dy >= h {
+			in += 2
 		}
-		// Keep splitting the corner child: it has the lowest corner of the four.
+		for q, d := range ch {
+			if q != in {
+				a.addFree(d, j-1)
+			}
+		}
+		c = ch[in]
 	}
-	return true
+	if keep {
+		a.addFree(c, i)
+	}
 }
+
+// Occupy marks the nodes busy (Occupier), all or nothing: the free block
+// holding each is split down to the node as Allocate splits a block
+// (split), its buddies at every level staying free. The free blocks are then
+// the maximal buddy blocks of the free nodes, as after any Allocate and
+// Release, and MBS's choice depends on them alone, so it decides as on a
+// machine where jobs took those nodes.
+func (a *MBS) Occupy(nodes []int) error {
+	if err := a.st.Take(nodes); err != nil {
+		return fmt.Errorf("mbs: %w", err)
+	}
+	for _, v := range nodes {
+		r := a.roots[a.rootOf[v]]
+		dx, dy := (v-r.corner)%a.x, (v-r.corner)/a.x
+		for lv := 0; lv <= r.level; lv++ {
+			m := ^(1<<lv - 1)
+			if c := r.corner + dx&m + (dy&m)*a.x; a.free[lv].has(c) {
+				a.split(c, lv, 0, v, false)
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// IsFree reports whether node v is free (Occupier).
+func (a *MBS) IsFree(v int) bool { return a.st.IsFree(v) }
+
+// AppendFreeIn appends the free nodes of the bitmap set (Mask's bulk path).
+func (a *MBS) AppendFreeIn(dst []int, set []uint64) []int { return a.st.AppendFreeIn(dst, set) }
 
 // Release frees the nodes; they must all be busy (else nothing changes). Each node
 // becomes a free 1x1 block and merges with its buddies as far as they are free.

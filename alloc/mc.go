@@ -163,13 +163,30 @@ func (a *MC) Allocate(k int) ([]int, error) {
 		}
 	}
 	nodes := a.chooseNodes(best, shape, k, bestL)
-	if err := a.st.Take(nodes); err != nil {
+	if err := a.Occupy(nodes); err != nil {
 		return nil, err
+	}
+	return nodes, nil
+}
+
+// Occupy marks the nodes busy (Occupier), all or nothing, as Allocate takes its
+// nodes: the prefix sums of the free map are brought up to date from the least
+// coordinates that changed at the next decision, which then sees the free nodes
+// left, as after Allocate.
+func (a *MC) Occupy(nodes []int) error {
+	if err := a.st.Take(nodes); err != nil {
+		return fmt.Errorf("mc: %w", err)
 	}
 	a.fb.touch(nodes)
 	a.dirty = true
-	return nodes, nil
+	return nil
 }
+
+// IsFree reports whether node v is free (Occupier).
+func (a *MC) IsFree(v int) bool { return a.st.IsFree(v) }
+
+// AppendFreeIn appends the free nodes of the bitmap set (Mask's bulk path).
+func (a *MC) AppendFreeIn(dst []int, set []uint64) []int { return a.st.AppendFreeIn(dst, set) }
 
 // chooseNodes lists the free nodes of shells 0..L-1 around centre i, then the
 // closest (L1 to the centre, then index) free nodes of shell L up to k.

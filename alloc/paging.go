@@ -3,6 +3,7 @@ package alloc
 import (
 	"fmt"
 	"math/bits"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -25,7 +26,14 @@ func init() {
 			if !ok || g.Dim() != 2 {
 				return nil, fmt.Errorf("paging needs a 2D grid, not %s", m.Spec())
 			}
-			return NewPaging("paging:"+arg, g, curve, s, opt)
+			a, err := NewPaging("paging:"+arg, g, curve, s, opt)
+			if err != nil {
+				return nil, err
+			}
+			if s > 0 {
+				return a, nil
+			}
+			return &pagingNodes{a}, nil
 		})
 }
 
@@ -119,8 +127,7 @@ func (a *Paging) Allocate(k int) ([]int, error) {
 	for w := 0; need > 0; w++ {
 		for word := a.free[w]; word != 0 && need > 0; word &= word - 1 {
 			r := w*64 + bits.TrailingZeros64(word)
-			a.free[w] &^= 1 << (r % 64)
-			a.nfree--
+			a.takePage(r)
 			need--
 			for _, v := range a.pages[r] {
 				if len(out) < k {
@@ -132,6 +139,53 @@ func (a *Paging) Allocate(k int) ([]int, error) {
 	}
 	return out, nil
 }
+
+// takePage marks page r busy.
+func (a *Paging) takePage(r int) {
+	a.free[r/64] &^= 1 << (r % 64)
+	a.nfree--
+}
+
+// whyNoOccupy says why Paging with pages of several nodes is not an Occupier
+// (NoRestriction).
+func (a *Paging) whyNoOccupy() string {
+	curve, _, _ := cutLast(a.name, ":")
+	return fmt.Sprintf("it gives jobs whole pages of %dx%d nodes, so a single node cannot be busy apart from its page (a job's release frees its pages whole); with pages of one node (%s:0) it keeps nodes busy", a.side, a.side, curve)
+}
+
+// pagingNodes is Paging with pages of one node (s = 0, the sorted free list
+// along the page order): an Occupier, a node being a page.
+type pagingNodes struct{ *Paging }
+
+// Occupy marks the nodes busy (Occupier), all or nothing: the page of each is
+// taken as Allocate takes a page (takePage), and Release frees it as a job's.
+// The choice (the free pages of lowest rank) depends on the free pages alone,
+// so the allocator decides as on a machine where jobs took those nodes.
+func (a *pagingNodes) Occupy(nodes []int) error {
+	for j, v := range nodes {
+		if v < 0 || v >= a.g.N() || a.busy[v] {
+			err := fmt.Errorf("%s: occupy: node %d is already busy", a.name, v)
+			switch {
+			case v < 0 || v >= a.g.N():
+				err = fmt.Errorf("%s: occupy: node %d is outside 0..%d", a.name, v, a.g.N()-1)
+			case slices.Contains(nodes[:j], v):
+				err = fmt.Errorf("%s: occupy: node %d is listed twice", a.name, v)
+			}
+			for _, u := range nodes[:j] {
+				a.busy[u] = false
+			}
+			return err
+		}
+		a.busy[v] = true
+	}
+	for _, v := range nodes {
+		a.takePage(int(a.pageOf[v]))
+	}
+	return nil
+}
+
+// IsFree reports whether node v is free (Occupier).
+func (a *pagingNodes) IsFree(v int) bool { return v >= 0 && v < a.g.N() && !a.busy[v] }
 
 // Release frees the pages of the nodes, which must be busy (all or nothing).
 func (a *Paging) Release(nodes []int) error {

@@ -28,7 +28,9 @@ import (
 // partition's jobs pass the others'. It is the scale at which a cost per
 // queued job per pass, per partition per event or per job and node shows
 // (docs/reliability.md, "Partitions at a million jobs"): run it alone with
-// -benchtime 1x.
+// -benchtime 1x. bf:hilbert-trunc (100,000 jobs, fcfs) and mc1x1 (20,000,
+// easy) keep jobs in their partitions without views (docs/sim.md, "Which
+// allocators take partitions").
 func BenchmarkPartitionsAtScale(b *testing.B) {
 	m := topo.Mesh(128, 80)
 	n := m.N()
@@ -61,7 +63,10 @@ func BenchmarkPartitionsAtScale(b *testing.B) {
 		sched sim.Sched
 		alloc string
 		jobs  int
-	}{{sim.SchedFCFS, "slurm:consec", 100_000}, {sim.SchedCplant, "slurm:consec", 100_000}, {sim.SchedEASY, "slurm:consec", 100_000}, {sim.SchedEASY, "slurm:tree", 20_000}} {
+	}{{sim.SchedFCFS, "slurm:consec", 100_000}, {sim.SchedCplant, "slurm:consec", 100_000}, {sim.SchedEASY, "slurm:consec", 100_000}, {sim.SchedEASY, "slurm:tree", 20_000},
+		// allocators without views: each change of partition holds and frees
+		// the nodes two partitions differ by (alloc.Mask)
+		{sim.SchedFCFS, "bf:hilbert-trunc", 100_000}, {sim.SchedEASY, "mc1x1", 20_000}} {
 		for _, p := range []struct {
 			name  string
 			jobs  []sim.Job

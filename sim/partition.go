@@ -36,7 +36,11 @@ import (
 //     partition O(n/64) and the nodes that change, and each decision sees the free
 //     state AllocateWithout would give it (the emulations decide from their free
 //     nodes alone: alloc's TestMaskMatchesAllocateWithout and plan's
-//     TestMaskPlanEmulators play both in lockstep). With an allocator that
+//     TestMaskPlanEmulators play both in lockstep; so do the other Occupiers,
+//     the curve and center-based allocators, mbs, paging with pages of one
+//     node and the non-contiguous binary trees, each deciding as if jobs held
+//     the nodes kept away: TestMaskMatchesAllocateWithoutEveryOccupier,
+//     TestOccupyIsTakenByJobs). With an allocator that
 //     keeps a view per partition (alloc.Viewer: the Slurm emulations, whose
 //     incremental free state is kept per partition, alloc/slurm_view.go) the
 //     mask registers the partitions' outsides as views and a change of
@@ -200,7 +204,7 @@ func newPartitions(jobs []Job, cfg Config) (*partitions, error) {
 	}
 	oc, ok := cfg.Alloc.(alloc.Occupier)
 	if !ok {
-		return nil, fmt.Errorf("sim: allocator %s cannot keep jobs in their partitions: %w", cfg.Alloc.Name(), alloc.ErrNoRestriction)
+		return nil, fmt.Errorf("sim: cannot keep jobs in their partitions: allocator %w", alloc.NoRestriction(cfg.Alloc))
 	}
 	if pt.mask != nil {
 		// An allocator that keeps a view per partition (alloc.Viewer) decides
@@ -228,7 +232,7 @@ func (pt *partitions) start(a alloc.Allocator) error {
 	}
 	oc, ok := a.(alloc.Occupier)
 	if !ok {
-		return fmt.Errorf("sim: allocator %s cannot keep jobs in their partition: %w", a.Name(), alloc.ErrNoRestriction)
+		return fmt.Errorf("sim: cannot keep jobs in their partition: allocator %w", alloc.NoRestriction(a))
 	}
 	if err := oc.Occupy(pt.fixed); err != nil {
 		return fmt.Errorf("sim: keeping the jobs in their partition: %w", err)
@@ -271,7 +275,7 @@ func (pt *partitions) enter(a alloc.Allocator, part string, block []uint64) erro
 	}
 	oc, ok := a.(alloc.Occupier)
 	if !ok {
-		return fmt.Errorf("sim: allocator %s cannot keep jobs in their partitions: %w", a.Name(), alloc.ErrNoRestriction)
+		return fmt.Errorf("sim: cannot keep jobs in their partitions: allocator %w", alloc.NoRestriction(a))
 	}
 	away, gen := pt.out[part], -1
 	if block != nil {

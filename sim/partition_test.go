@@ -90,12 +90,12 @@ func TestPartitionsKeepJobs(t *testing.T) {
 			}
 		}
 	}
-	// Refused: an allocator that cannot keep a decision off nodes; a job of a
+	// Refused: an allocator that cannot keep a decision off nodes (bt, saying why); a job of a
 	// partition the replay lacks; a job larger than its partition.
 	a, _ := alloc.Parse("slurm:consec", m, alloc.Options{})
-	mc, _ := alloc.Parse("mc1x1", m, alloc.Options{})
-	if _, err := Run(context.Background(), one, Config{Machine: m, Alloc: mc, Sched: SchedEASY, Partitions: parts}); !errors.Is(err, alloc.ErrNoRestriction) {
-		t.Errorf("mc1x1 with a partition: %v", err)
+	bt, _ := alloc.Parse("bt", m, alloc.Options{})
+	if _, err := Run(context.Background(), one, Config{Machine: m, Alloc: bt, Sched: SchedEASY, Partitions: parts}); !errors.Is(err, alloc.ErrNoRestriction) || !strings.Contains(err.Error(), "bt: it reserves a whole block") {
+		t.Errorf("bt with a partition: %v", err)
 	}
 	bad := slices.Clone(one)
 	bad[3].Partition = "gone"

@@ -379,7 +379,12 @@ only partitions slurm.conf lacks in the Default=YES one (without one, on the nod
 of every partition), with warnings counting such jobs; slurm.conf's nodes are
 matched by name (--hosts, --hostlist or --graph's names), Include lines followed; a
 recorded node outside the job's partition, or a job larger than its partition, is
-an error naming its line. The allocator must be Slurm's selection (slurm:...) or as-run.
+an error naming its line. Every allocator keeps jobs in their partitions (the nodes
+outside a job's partition are marked busy for its decision, and it decides as if jobs
+held them): Slurm's selection (slurm:...), as-run, the curve allocators, scbt, plas,
+paging:CURVE:0, the center-based ones (mc1x1 and its variants, mc, mm, mminc, genalg,
+opt), mbs and the non-contiguous binary trees (ind-*, d-*); bt, sbt, dbt (a job's whole
+block is freed with it) and paging with pages of several nodes are refused, saying why.
 With jobs of several partitions, fcfs and cplant take each partition's front in
 queue order as Slurm's main scheduler does (job_scheduler.c _schedule): a front that
 cannot start holds its partition's later jobs and keeps the later fronts off its

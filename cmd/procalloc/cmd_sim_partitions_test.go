@@ -62,7 +62,8 @@ func rowsOutside(t *testing.T, rows string, parts []string, in map[string][2]int
 
 // TestSimPartitionsCLI: sim --slurm-conf with an sacct history of three
 // overlapping partitions under fcfs, cplant and easy: exit 0, every job on nodes
-// of its partition (--per-job); a job that ran outside its partition, or
+// of its partition (--per-job), with Slurm's selection and with allocators of
+// the other families; bt and paging with pages of 2x2 refused, saying why; a job that ran outside its partition, or
 // larger than it, an error naming the trace's line; a job of a partition
 // slurm.conf lacks replayed in the default one with a warning.
 func TestSimPartitionsCLI(t *testing.T) {
@@ -82,6 +83,9 @@ func TestSimPartitionsCLI(t *testing.T) {
 	for _, c := range []struct{ sched, alloc string }{
 		{"fcfs", "slurm:consec"}, {"cplant", "slurm:consec"}, {"easy", "slurm:consec"}, {"as-run", "slurm:consec"},
 		{"fcfs", "slurm:tree:" + tree}, {"cplant", "slurm:tree:" + tree}, {"easy", "slurm:tree:" + tree},
+		// allocators other than Slurm's (alloc.Occupier: help sim's list)
+		{"fcfs", "mc1x1"}, {"easy", "bf:hilbert"}, {"cplant", "mm"}, {"easy", "mbs"}, {"fcfs", "ind-bt"},
+		{"easy", "paging:hilbert:0"}, {"as-run", "mc1x1-greedy"},
 	} {
 		sched := c.sched
 		rows := filepath.Join(dir, sched+".csv")
@@ -92,6 +96,14 @@ func TestSimPartitionsCLI(t *testing.T) {
 		}
 		for _, bad := range rowsOutside(t, rows, parts, in) {
 			t.Errorf("%s, %s: %s", sched, c.alloc, bad)
+		}
+	}
+	// bt frees a job's whole block with it, and paging:CURVE:1 whole pages:
+	// refused, saying why (help sim)
+	for alloc, want := range map[string]string{"bt": "reserves a whole block", "paging:hilbert:1": "whole pages of 2x2 nodes"} {
+		code, _, stderr := runCLI(t, "", "sim", "--trace", trace, "--machine", "mesh:4x4", "--hostlist", "node[01-16]", "--slurm-conf", conf, "--sched", "fcfs", "--alloc", alloc)
+		if code != 1 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "cannot keep jobs in their partitions") {
+			t.Errorf("%s: exit %d, want 1 saying %q: %s", alloc, code, want, stderr)
 		}
 	}
 	for _, c := range []struct{ old, new, want string }{

@@ -1,0 +1,63 @@
+package alloc_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/procalloc/procalloc/alloc"
+	"github.com/procalloc/procalloc/internal/masktest"
+	"github.com/procalloc/procalloc/topo"
+)
+
+// A Mask places every job of random multi-partition histories exactly where
+// AllocateWithout does (internal/masktest.Lockstep: random overlapping
+// partitions switched at random, a finished job's nodes outside the current
+// partition held) for an allocator of every family that is an Occupier besides
+// Slurm's emulations (TestMaskMatchesAllocateWithout): the curve allocators
+// (linear and ring), paging with pages of one node, scbt, MC1x1 and its greedy
+// variant with and without tie-breaking, MC, MM, MM+Inc, Gen-Alg on grids and
+// networks, opt, MBS and the non-contiguous binary-tree variants. So a replay's
+// partitions through a Mask keep each decision where the definition puts it
+// (TestOccupyIsTakenByJobs checks AllocateWithout against it).
+func TestMaskMatchesAllocateWithoutEveryOccupier(t *testing.T) {
+	cases := []struct{ spec, m string }{
+		{"freelist:hilbert", "mesh:8x8"}, {"ff:snake", "mesh:9x7"}, {"bf:morton:ring", "mesh:8x8"},
+		{"sos:hilbert", "mesh:8x8"}, {"bf:rcm", "fattree:4,4:4,4:4"}, {"paging:snake:0", "mesh:6x6"},
+		{"scbt", "mesh:8x4"}, {"plas", "mesh:6x7"},
+		{"mc1x1", "mesh:9x8"}, {"mc1x1:tb=3,9,3,2", "mesh:8x8"}, {"mc1x1", "torus:4x4x4"},
+		{"mc1x1-greedy", "mesh:8x7"}, {"mc1x1-greedy:tb=3,9,3,2", "torus:6x6"},
+		{"mc", "mesh:7x7"}, {"mm", "mesh:7x6"}, {"mminc", "mesh:4x4x3"}, {"genalg", "torus:6x5"},
+		{"genalg", "fattree:4,4:4,4:4"}, {"genalg", "dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=5"},
+		{"opt", "mesh:5x4"}, {"mbs", "mesh:8x8"}, {"mbs", "mesh:7x5x2"},
+		{"ind-bt", "mesh:8x8"}, {"d-sbt:4", "mesh:8x4:io=left"}, {"ind-dbt:1/4", "mesh:4x8"},
+	}
+	histories := 8
+	if testing.Short() {
+		histories = 3
+	}
+	decisions := 0
+	for ci, c := range cases {
+		m, err := topo.ParseMachine(c.m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(uint64(ci), 2028))
+		for h := range histories {
+			var pair [2]alloc.Occupier
+			for i := range pair {
+				a, err := alloc.Parse(c.spec, m, alloc.Options{})
+				if err != nil {
+					t.Fatalf("%s on %s: %v", c.spec, c.m, err)
+				}
+				oc, ok := a.(alloc.Occupier)
+				if !ok {
+					t.Fatalf("%s on %s is not an Occupier", c.spec, c.m)
+				}
+				pair[i] = oc
+			}
+			decisions += masktest.Lockstep(t, rng, pair[0], pair[1], 80, fmt.Sprintf("%s on %s, history %d", c.spec, c.m, h))
+		}
+	}
+	t.Logf("%d allocators, %d decisions placed alike", len(cases), decisions)
+}
