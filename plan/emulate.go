@@ -351,7 +351,6 @@ func (t *torus3D) Allocate(k int) ([]int, error) {
 // in Slurm's order) whose box overlaps the fewest entirely free anchors of
 // placement pn, the first of them on a tie.
 func (t *torus3D) fewestOverlaps(pc, pn *torusPlacement) []int32 {
-	d := t.cfg.dims
 	var grid [3]int // pn's origins' grid: origin j*spacing on each axis
 	for a := range 3 {
 		grid[a] = len(pn.order[a])
@@ -377,7 +376,8 @@ func (t *torus3D) fewestOverlaps(pc, pn *torusPlacement) []int32 {
 	}
 	integrate(t.freeA, grid)
 	// Per axis and origin of pc, the window of pn's origins whose boxes overlap
-	// its box: o in (a-S, a+s) modulo the axis, o = j*spacing.
+	// its box: o in (a-S, a+s) modulo the axis, o = j*spacing (a window of s+S-1
+	// of the axis or more holds every j: the axis once).
 	for a := range 3 {
 		n := len(pc.covers[a])
 		if cap(t.win[a]) < n {
@@ -386,10 +386,6 @@ func (t *torus3D) fewestOverlaps(pc, pn *torusPlacement) []int32 {
 		t.win[a] = t.win[a][:n]
 		s, S, g := pc.side[a], pn.side[a], pn.spacing[a]
 		for j := range n {
-			if s+S-1 >= d[a] {
-				t.win[a][j] = arcsOf(0, grid[a], grid[a], gs[a])
-				continue
-			}
 			o := j * pc.spacing[a]
 			first := floorDiv(o-S+g, g) // ceil((o-S+1)/g)
 			last := floorDiv(o+s-1, g)
