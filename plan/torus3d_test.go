@@ -261,10 +261,16 @@ func (t *torusBrute) firstFree(k int) []int {
 // the nodes busy, for 16 job sizes of plan's synthetic workload's kind (one node,
 // 2 to n/8 nodes, half rounded to powers of two): tables is torus3D, brute the brute force that was
 // the emulator before (torusBrute).
-func BenchmarkTorus3DDecision(b *testing.B) {
-	dims := [3]int{16, 16, 40}
+func BenchmarkTorus3DDecision(b *testing.B) { benchTorus3D(b, [3]int{16, 16, 40}, true) }
+
+// BenchmarkTorus3DDecision200000 is BenchmarkTorus3DDecision on torus:50x50x80
+// (200,000 hosts), torus3D alone (the brute force would keep gigabytes of
+// anchors).
+func BenchmarkTorus3DDecision200000(b *testing.B) { benchTorus3D(b, [3]int{50, 50, 80}, false) }
+
+func benchTorus3D(b *testing.B, dims [3]int, brute bool) {
 	n := dims[0] * dims[1] * dims[2]
-	m, err := topo.ParseSpec("torus:16x16x40")
+	m, err := topo.ParseSpec(fmt.Sprintf("torus:%dx%dx%d", dims[0], dims[1], dims[2]))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -306,6 +312,9 @@ func BenchmarkTorus3DDecision(b *testing.B) {
 			return &torusBrute{st: alloc.NewState(n), cfg: cfg, anchors: map[int][][]int{}}
 		}},
 	} {
+		if c.name == "brute" && !brute {
+			continue
+		}
 		b.Run(c.name, func(b *testing.B) {
 			a := c.new()
 			var st interface{ Take([]int) error }
