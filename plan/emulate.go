@@ -120,8 +120,10 @@ type torusConfig struct {
 // overlap a box are those whose origins lie in a window around it (on each axis
 // the origins o in (a-S, a+s) modulo the axis, a the box's origin, s its side, S
 // the next placement's: a range of the multiples of the next placement's origin
-// spacing), and a summed-volume table of the next placement's free anchors over
-// its origins' grid counts the free ones among them in O(1). A decision is
+// spacing), whose free ones are looked at one by one when the candidates are few
+// (fewestOverlaps), else counted in O(1) a candidate by a summed-volume table of
+// the next placement's free anchors over its origins' grid; a count stops once it
+// cannot win, and an overlap-free candidate ends the search. A decision is
 // O(n + anchors of the two placements), memory O(n); Take, Release and Occupy
 // mark the busy table stale and cost what alloc.State does.
 type torus3D struct {
@@ -130,11 +132,13 @@ type torus3D struct {
 	cfg   *torusConfig
 	place map[int]*torusPlacement // placement index -> its anchors' arithmetic
 
-	busy  []int32 // summed-volume table of the busy nodes, (d0+1)(d1+1)(d2+1)
-	stale bool    // busy is out of date
-	freeA []int32 // summed-volume table of the next placement's free anchors
-	cand  []int32 // free anchors of the job's placement (origin indexes), scratch
-	win   [3][]arc2
+	busy  []int32   // summed-volume table of the busy nodes, (d0+1)(d1+1)(d2+1)
+	stale bool      // busy is out of date
+	freeA []int32   // summed-volume table of the next placement's free anchors
+	cand  []int32   // free anchors of the job's placement (origin indexes), scratch
+	win   [3][]arc2 // per axis and origin index of the job's placement, its window
+
+	counted [2]int // decisions whose overlaps were counted in the windows, by the table (for the tests)
 }
 
 // torusPlacement is a placement's anchors: per axis its origins in Slurm's order
@@ -349,12 +353,53 @@ func (t *torus3D) Allocate(k int) ([]int, error) {
 
 // fewestOverlaps returns the candidate (t.cand, origin indexes of placement pc
 // in Slurm's order) whose box overlaps the fewest entirely free anchors of
-// placement pn, the first of them on a tie.
+// placement pn, the first of them on a tie. With few candidates (their windows
+// hold fewer of pn's anchors than pn has) it looks at the anchors in each window,
+// a candidate's count stopping once it reaches the best; else it counts them in a
+// summed-volume table of pn's free anchors.
 func (t *torus3D) fewestOverlaps(pc, pn *torusPlacement) []int32 {
 	var grid [3]int // pn's origins' grid: origin j*spacing on each axis
 	for a := range 3 {
 		grid[a] = len(pn.order[a])
 	}
+	// Per axis and origin of pc, the window of pn's origins whose boxes overlap
+	// its box: o in (a-S, a+s) modulo the axis, o = j*spacing (a window of s+S-1
+	// of the axis or more holds every j: the axis once).
+	for a := range 3 {
+		n := len(pc.covers[a])
+		if cap(t.win[a]) < n {
+			t.win[a] = make([]arc2, n)
+		}
+		t.win[a] = t.win[a][:n]
+		s, S, g := pc.side[a], pn.side[a], pn.spacing[a]
+		for j := range n {
+			o := j * pc.spacing[a]
+			first := floorDiv(o-S+g, g) // ceil((o-S+1)/g)
+			last := floorDiv(o+s-1, g)
+			t.win[a][j] = arcsOf(first, last-first+1, grid[a], 1)
+		}
+	}
+	volume := grid[0] * grid[1] * grid[2]
+	work := 0
+	for i := 0; i < len(t.cand) && work <= volume; i += 3 {
+		work += t.win[0][t.cand[i]].len() * t.win[1][t.cand[i+1]].len() * t.win[2][t.cand[i+2]].len()
+	}
+	var best []int32
+	bestCost := int32(-1)
+	if work <= volume {
+		t.counted[0]++
+		for i := 0; i < len(t.cand); i += 3 {
+			c := t.cand[i : i+3]
+			if cost := t.freeInWindow(pn, c, bestCost); bestCost < 0 || cost < bestCost {
+				best, bestCost = c, cost
+			}
+			if bestCost == 0 {
+				break
+			}
+		}
+		return best
+	}
+	t.counted[1]++
 	gs := strides(grid)
 	if need := (grid[0] + 1) * (grid[1] + 1) * (grid[2] + 1); cap(t.freeA) < need {
 		t.freeA = make([]int32, need)
@@ -375,32 +420,62 @@ func (t *torus3D) fewestOverlaps(pc, pn *torusPlacement) []int32 {
 		}
 	}
 	integrate(t.freeA, grid)
-	// Per axis and origin of pc, the window of pn's origins whose boxes overlap
-	// its box: o in (a-S, a+s) modulo the axis, o = j*spacing (a window of s+S-1
-	// of the axis or more holds every j: the axis once).
-	for a := range 3 {
-		n := len(pc.covers[a])
-		if cap(t.win[a]) < n {
-			t.win[a] = make([]arc2, n)
-		}
-		t.win[a] = t.win[a][:n]
-		s, S, g := pc.side[a], pn.side[a], pn.spacing[a]
-		for j := range n {
-			o := j * pc.spacing[a]
-			first := floorDiv(o-S+g, g) // ceil((o-S+1)/g)
-			last := floorDiv(o+s-1, g)
-			t.win[a][j] = arcsOf(first, last-first+1, grid[a], gs[a])
-		}
-	}
-	var best []int32
-	bestCost := int32(-1)
 	for i := 0; i < len(t.cand); i += 3 {
 		c := t.cand[i : i+3]
-		if cost := boxSum(t.freeA, &t.win[0][c[0]], &t.win[1][c[1]], &t.win[2][c[2]]); bestCost < 0 || cost < bestCost {
+		x, y, z := t.win[0][c[0]].scaled(gs[0]), t.win[1][c[1]].scaled(gs[1]), t.win[2][c[2]].scaled(gs[2])
+		if cost := boxSum(t.freeA, &x, &y, &z); bestCost < 0 || cost < bestCost {
 			best, bestCost = c, cost
+		}
+		if bestCost == 0 {
+			break
 		}
 	}
 	return best
+}
+
+// freeInWindow counts the entirely free anchors of pn in the window of candidate
+// c (t.win), stopping at limit when limit >= 0 (the count then cannot win).
+func (t *torus3D) freeInWindow(pn *torusPlacement, c []int32, limit int32) int32 {
+	wx, wy, wz := &t.win[0][c[0]], &t.win[1][c[1]], &t.win[2][c[2]]
+	var cost int32
+	for i := range wx.n {
+		for jx := wx.lo[i]; jx < wx.hi[i]; jx++ {
+			cx := &pn.covers[0][jx]
+			for k := range wy.n {
+				for jy := wy.lo[k]; jy < wy.hi[k]; jy++ {
+					cy := &pn.covers[1][jy]
+					for l := range wz.n {
+						for jz := wz.lo[l]; jz < wz.hi[l]; jz++ {
+							if boxSum(t.busy, cx, cy, &pn.covers[2][jz]) == 0 {
+								if cost++; limit >= 0 && cost >= limit {
+									return cost
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	return cost
+}
+
+// len is the number of cells of r.
+func (r *arc2) len() int {
+	n := 0
+	for i := range r.n {
+		n += int(r.hi[i] - r.lo[i])
+	}
+	return n
+}
+
+// scaled returns r (of stride 1) with its offsets of stride.
+func (r arc2) scaled(stride int) arc2 {
+	for i := range r.n {
+		r.lo[i] *= int32(stride)
+		r.hi[i] *= int32(stride)
+	}
+	return r
 }
 
 // floorDiv is a/b rounded down (b > 0).
