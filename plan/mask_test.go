@@ -148,9 +148,9 @@ func planEmulator(t *testing.T, d *Deployment) emulator {
 // partitions, others not, random nodes kept away besides, releases between
 // decisions) every decision of every deployment plan builds must give the
 // nodes or the error that AllocateWithout gives on a copy without views, with
-// the same pending and refused counts; torus3d keeps no views (its decisions,
-// not the partition changes, take its time) and is played with the mask's
-// holds. Fails if the fallback reads a free state that does not follow the
+// the same pending and refused counts; torus3d keeps no views (each decision
+// after a change rebuilds its busy table, O(n), so a view would save nothing)
+// and is played with the mask's holds. Fails if the fallback reads a free state that does not follow the
 // view switches, or a fallback's nodes are not occupied in the views.
 func TestMaskViewsPlanEmulators(t *testing.T) {
 	histories := 150

@@ -455,8 +455,27 @@ func (b Box) String() string { return fmt.Sprintf("%dx%dx%d", b.X, b.Y, b.Z) }
 // Slurm's torus3d plugin builds them (torus3d_record.c: anchor_seed 0 and
 // anchor_spacing the placement's own dims, so x positions 0, X, 2X, ... modulo the
 // torus until they come back to 0, likewise y and z; x outermost, z innermost;
-// boxes wrap around). Nodes are numbered x fastest; each set is sorted.
+// boxes wrap around). Nodes are numbered x fastest; each set is sorted. The
+// anchor of index (i*len(o[1])+j)*len(o[2])+l, o = b.Origins(dims), is
+// b.NodesAt(dims, [3]int{o[0][i], o[1][j], o[2][l]}).
 func (b Box) Anchors(dims [3]int) [][]int {
+	o := b.Origins(dims)
+	var out [][]int
+	for _, ax := range o[0] {
+		for _, ay := range o[1] {
+			for _, az := range o[2] {
+				out = append(out, b.NodesAt(dims, [3]int{ax, ay, az}))
+			}
+		}
+	}
+	return out
+}
+
+// Origins returns, per axis, the anchors' origins of placement b on a torus of
+// dims in Slurm's order: 0, side, 2*side, ... modulo the axis until they come back
+// to 0 (the multiples of gcd(side, axis), dims[a]/gcd of them). Sides must be
+// positive.
+func (b Box) Origins(dims [3]int) [3][]int {
 	axis := func(size, step int) []int {
 		out := []int{0}
 		for p := step % size; p != 0; p = (p + step) % size {
@@ -464,26 +483,25 @@ func (b Box) Anchors(dims [3]int) [][]int {
 		}
 		return out
 	}
+	return [3][]int{axis(dims[0], b.X), axis(dims[1], b.Y), axis(dims[2], b.Z)}
+}
+
+// NodesAt returns the nodes of placement b with its origin at coordinates origin
+// on a torus of dims, sorted, each once: the box wraps around, and a side longer
+// than its axis covers the axis once.
+func (b Box) NodesAt(dims [3]int, origin [3]int) []int {
 	d := dims
-	var out [][]int
-	for _, ax := range axis(d[0], b.X) {
-		for _, ay := range axis(d[1], b.Y) {
-			for _, az := range axis(d[2], b.Z) {
-				nodes := make([]int, 0, b.Size())
-				for dz := range b.Z {
-					for dy := range b.Y {
-						for dx := range b.X {
-							x, y, z := (ax+dx)%d[0], (ay+dy)%d[1], (az+dz)%d[2]
-							nodes = append(nodes, x+y*d[0]+z*d[0]*d[1])
-						}
-					}
-				}
-				slices.Sort(nodes)
-				out = append(out, slices.Compact(nodes))
+	nodes := make([]int, 0, b.Size())
+	for dz := range b.Z {
+		for dy := range b.Y {
+			for dx := range b.X {
+				x, y, z := (origin[0]+dx)%d[0], (origin[1]+dy)%d[1], (origin[2]+dz)%d[2]
+				nodes = append(nodes, x+y*d[0]+z*d[0]*d[1])
 			}
 		}
 	}
-	return out
+	slices.Sort(nodes)
+	return slices.Compact(nodes)
 }
 
 // CompactBox returns the most compact box of k nodes that fits in a torus of dims
