@@ -141,10 +141,8 @@ type SlurmAllocator struct {
 	// the others each a partition's; st, wo, tf and bf are views[vb.cur]'s;
 	// vb the machine's free nodes (every change made there first) and the
 	// nodes of each view (views.go)
-	views      []slurmView
-	vb         viewBook
-	catchFreed []int // catchUp's scratch
-	catchTaken []int
+	views []slurmView
+	vb    viewBook
 }
 
 // slurmTreeState is a SlurmAllocator's topology/tree state. Memory is O(n +

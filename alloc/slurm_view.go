@@ -2,6 +2,7 @@ package alloc
 
 import (
 	"fmt"
+	"math/bits"
 )
 
 // Views of the Slurm emulations (Viewer): the free state of each view (the
@@ -121,36 +122,60 @@ func (a *SlurmAllocator) change(nodes []int, free bool) error {
 		a.noteChange(nodes, free)
 		return nil
 	}
-	in, err := a.vb.change(nodes, free)
-	if err != nil {
+	if err := stateOp(a.vb.truth, nodes, free); err != nil {
 		return err
 	}
-	if err := stateOp(a.st, in, free); err != nil {
-		return fmt.Errorf("%s: internal error: view %d: %w", a.name, a.vb.cur, err)
+	in := a.vb.in()
+	if in == nil { // the whole machine: every node
+		if err := stateOp(a.st, nodes, free); err != nil {
+			return fmt.Errorf("%s: internal error: the machine's view: %w", a.name, err)
+		}
+		a.noteChange(nodes, free)
+		return nil
 	}
-	a.noteChange(in, free)
+	// The truth checked the change: the view's bits flip, unchecked (a view's
+	// free nodes are the truth's it holds), each node's counts with them.
+	d := int32(-1)
+	if free {
+		d = 1
+	}
+	for _, v := range nodes {
+		w, bit := v>>6, uint64(1)<<(v&63)
+		if in[w]&bit == 0 {
+			continue
+		}
+		if free {
+			a.st.free[w] |= bit
+		} else {
+			a.st.free[w] &^= bit
+		}
+		a.st.nf += int(d)
+		a.noteOne(a.wo, a.tf, a.bf, a.idx[v], d, free)
+	}
 	return nil
 }
 
 // catchUp brings view v's state vw up to the machine's free state: the nodes
 // it holds (every node for view 0) whose state changed since it was last
-// current (viewBook.changed), O(n/64) and those nodes.
+// current (viewBook.eachChanged), O(n/64) and those nodes.
 func (a *SlurmAllocator) catchUp(v int, vw *slurmView) {
-	freed, taken := a.vb.changed(v, vw.st.free, a.catchFreed[:0], a.catchTaken[:0])
-	a.catchFreed, a.catchTaken = freed, taken
-	// The nodes were busy resp. free in the view's bitmap: this cannot fail.
-	if err := vw.st.Release(freed); err != nil {
-		panic("alloc: " + a.name + ": view out of step with the machine: " + err.Error())
-	}
-	if err := vw.st.Take(taken); err != nil {
-		panic("alloc: " + a.name + ": view out of step with the machine: " + err.Error())
-	}
-	a.noteChangeIn(vw.wo, vw.tf, vw.bf, freed, true)
-	a.noteChangeIn(vw.wo, vw.tf, vw.bf, taken, false)
+	a.vb.eachChanged(v, vw.st.free, func(w int, x, t uint64) {
+		for y := x; y != 0; y &= y - 1 {
+			node := w<<6 + bits.TrailingZeros64(y)
+			free := t>>(node&63)&1 != 0
+			d := int32(-1)
+			if free {
+				d = 1
+			}
+			vw.st.nf += int(d)
+			a.noteOne(vw.wo, vw.tf, vw.bf, a.idx[node], d, free)
+		}
+		vw.st.free[w] ^= x
+	})
 }
 
 // cloneViews is Clone's state: the current view's alone, as the copy's whole
 // machine (its nodes outside the view busy, as the original reports them).
 func (a *SlurmAllocator) cloneViews(c *SlurmAllocator) {
-	c.views, c.vb, c.catchFreed, c.catchTaken = nil, viewBook{}, nil, nil
+	c.views, c.vb = nil, viewBook{}
 }

@@ -12,8 +12,9 @@ import (
 // holds, the current view, and a view's catch-up when it is made current: the
 // nodes it holds whose state changed since, found word by word where its free
 // bitmap and the truth's differ (O(n/64) and those nodes). The allocator keeps
-// each view's own incremental state and applies the nodes the book lists to
-// it: a change to the current view's, a catch-up to the view made current.
+// each view's own incremental state and applies to it the changes the book
+// finds: a change to the current view's, a catch-up (eachChanged's words, or
+// changed's lists of nodes) to the view made current.
 type viewBook struct {
 	truth *State     // the machine's free nodes (nil: no views)
 	ins   [][]uint64 // the nodes of each view (view 0, nil: every node)
@@ -67,6 +68,9 @@ func (b *viewBook) use(name string, v int) error {
 // drop ends the views.
 func (b *viewBook) drop() { *b = viewBook{buf: b.buf[:0]} }
 
+// in returns the nodes of the current view (nil: every node).
+func (b *viewBook) in() []uint64 { return b.ins[b.cur] }
+
 // change makes the change (nodes freed when free, else taken) in the truth,
 // nothing when it fails (a node out of range, busy when taken, free when
 // released, listed twice: the machine's error), and returns the nodes of it
@@ -89,27 +93,34 @@ func (b *viewBook) change(nodes []int, free bool) ([]int, error) {
 	return b.buf, nil
 }
 
-// changed appends to freed and taken the nodes view v holds whose state in
-// the view's free bitmap vfree differs from the truth's (free there and busy
-// in vfree; busy there and free in vfree), found word by word: O(n/64) and
-// those nodes. The caller applies them to the view's state, vfree included.
-func (b *viewBook) changed(v int, vfree []uint64, freed, taken []int) ([]int, []int) {
+// eachChanged calls f(w, x, t) for each word w where view v's free bitmap
+// vfree differs from the truth's restricted to the view's nodes (t): x the
+// bits that differ (a bit of x in t: a node freed since; not in t: taken).
+// O(n/64) and those words. The caller applies them to the view's state, vfree
+// included.
+func (b *viewBook) eachChanged(v int, vfree []uint64, f func(w int, x, t uint64)) {
 	in := b.ins[v]
-	for w, f := range b.truth.free {
+	for w, t := range b.truth.free {
 		if in != nil {
-			f &= in[w]
+			t &= in[w]
 		}
-		x := f ^ vfree[w]
-		if x == 0 {
-			continue
-		}
-		for y := x & f; y != 0; y &= y - 1 {
-			freed = append(freed, w<<6+bits.TrailingZeros64(y))
-		}
-		for y := x &^ f; y != 0; y &= y - 1 {
-			taken = append(taken, w<<6+bits.TrailingZeros64(y))
+		if x := t ^ vfree[w]; x != 0 {
+			f(w, x, t)
 		}
 	}
+}
+
+// changed appends to freed and taken the nodes view v holds that were freed
+// and taken since its free bitmap vfree was the truth's (eachChanged).
+func (b *viewBook) changed(v int, vfree []uint64, freed, taken []int) ([]int, []int) {
+	b.eachChanged(v, vfree, func(w int, x, t uint64) {
+		for y := x & t; y != 0; y &= y - 1 {
+			freed = append(freed, w<<6+bits.TrailingZeros64(y))
+		}
+		for y := x &^ t; y != 0; y &= y - 1 {
+			taken = append(taken, w<<6+bits.TrailingZeros64(y))
+		}
+	})
 	return freed, taken
 }
 
