@@ -125,6 +125,15 @@ type CurveAllocator struct {
 	scanMode   int      // tests: 0 choose, 1 always walk intervals, 2 always scan words
 
 	mark []uint64 // scratch bitset over ranks (Release, Occupy)
+
+	// views (curve_view.go; nil: none): views[0] the whole machine's free
+	// state, the others each a partition's; st and the interval index above
+	// are views[vb.cur]'s (saved there when another view is made current); vb
+	// the machine's free nodes and the nodes of each view (views.go)
+	views      []curveFree
+	vb         viewBook
+	catchFreed []int // catch-up's scratch
+	catchTaken []int
 }
 
 // NewCurveAllocator returns a curve allocator named name over the ordering o (o[r] =
@@ -139,24 +148,35 @@ func NewCurveAllocator(name string, m topo.Machine, o curves.Order, rule CurveRu
 		return nil, fmt.Errorf("ordering for %s: %w", m.Spec(), err)
 	}
 	a := &CurveAllocator{
-		name: name, m: m, st: NewState(n), rule: rule, ring: ring && rule != SortedFreeList, n: n,
-		order: make([]int32, n), rank: make([]int32, n),
-		starts: newBitTree(n), length: make([]int32, n), mark: make([]uint64, (n+63)/64),
-		freeR: make([]uint64, (n+63)/64),
+		name: name, m: m, rule: rule, ring: ring && rule != SortedFreeList, n: n,
+		order: make([]int32, n), rank: make([]int32, n), mark: make([]uint64, (n+63)/64),
 	}
 	for r, v := range o {
 		a.order[r] = int32(v)
 		a.rank[v] = int32(r)
 	}
-	switch rule {
+	a.load(a.emptyFree())
+	return a, nil
+}
+
+// emptyFree returns the free state of the machine with every node free: one
+// interval of every rank.
+func (a *CurveAllocator) emptyFree() curveFree {
+	n := a.n
+	f := curveFree{st: NewState(n), starts: newBitTree(n), length: make([]int32, n), freeR: make([]uint64, (n+63)/64)}
+	switch a.rule {
 	case FirstFit:
-		a.byPos = newMaxTree(n)
+		f.byPos = newMaxTree(n)
 	case BestFit, SumOfSquares:
-		a.bySize = newSizeIndex(n)
+		f.bySize = newSizeIndex(n)
 	}
+	cur := a.save()
+	a.load(f)
 	a.addInterval(0, n)
 	a.setRanks(0, n, true)
-	return a, nil
+	f = a.save()
+	a.load(cur)
+	return f
 }
 
 // Ranked is an allocator that allocates along an ordering of the nodes; a replay
@@ -638,17 +658,38 @@ func (a *CurveAllocator) appendRanks(nodes []int, i, r, c int) int {
 	return i + c
 }
 
-// commit marks the chosen nodes busy in the State.
+// commit marks the chosen nodes busy in the State (and, with views, in the
+// machine's: they are free in the current view, so in the machine).
 func (a *CurveAllocator) commit(nodes []int) []int {
 	// The nodes were free (they come from the interval index), so this cannot fail.
 	if err := a.st.Take(nodes); err != nil {
 		panic("alloc: curve interval index out of step with the state: " + err.Error())
+	}
+	if a.vb.on() {
+		if err := a.vb.truth.Take(nodes); err != nil {
+			panic("alloc: " + a.name + ": view out of step with the machine: " + err.Error())
+		}
 	}
 	return nodes
 }
 
 // Release frees the nodes; they must all be busy (else nothing changes).
 func (a *CurveAllocator) Release(nodes []int) error {
+	if !a.vb.on() {
+		return a.releaseNodes(nodes)
+	}
+	in, err := a.vb.change(nodes, true)
+	if err != nil {
+		return err
+	}
+	if err := a.releaseNodes(in); err != nil {
+		return fmt.Errorf("%s: internal error: view %d: %w", a.name, a.vb.cur, err)
+	}
+	return nil
+}
+
+// releaseNodes is Release in the current free state alone.
+func (a *CurveAllocator) releaseNodes(nodes []int) error {
 	if err := a.st.Release(nodes); err != nil {
 		return err
 	}
@@ -666,8 +707,26 @@ func (a *CurveAllocator) Release(nodes []int) error {
 // free ranks left, as after any Allocate, and the allocator decides as on a
 // machine where jobs took those nodes (its rules read the free intervals alone).
 func (a *CurveAllocator) Occupy(nodes []int) error {
-	if err := a.st.Take(nodes); err != nil {
+	if !a.vb.on() {
+		if err := a.occupyNodes(nodes); err != nil {
+			return fmt.Errorf("%s: %w", a.name, err)
+		}
+		return nil
+	}
+	in, err := a.vb.change(nodes, false)
+	if err != nil {
 		return fmt.Errorf("%s: %w", a.name, err)
+	}
+	if err := a.occupyNodes(in); err != nil {
+		return fmt.Errorf("%s: internal error: view %d: %w", a.name, a.vb.cur, err)
+	}
+	return nil
+}
+
+// occupyNodes is Occupy in the current free state alone.
+func (a *CurveAllocator) occupyNodes(nodes []int) error {
+	if err := a.st.Take(nodes); err != nil {
+		return err
 	}
 	lo, hi := a.markRanks(nodes)
 	a.eachMarkedRun(lo, hi, func(r, c int) { a.takeRunIn(a.intervalOf(r), r, c) })

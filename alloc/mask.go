@@ -32,15 +32,16 @@ import (
 // The sets are bitmaps of the machine's nodes (bit v of word v/64: node v kept
 // away); Set costs O(n/64) besides the nodes it frees and holds.
 //
-// With an allocator that keeps views (Viewer: the Slurm emulations) the sets
-// registered with Views (a replay's partitions' outsides) cost nothing to
-// change: Set switches the allocator's view, O(1), and holds nothing; a set
-// that is not registered (a partition's outside with more nodes kept away)
-// switches to the view of the largest registered set it holds, O(views x
-// n/64), and holds only the free nodes of the rest. The Slurm emulations make
-// each node change (a start, a release) in the machine's bitmap and the current
-// view, and bring a view up to date when it is made current (O(n/64) and the
-// nodes changed since), where without views a change of set held or freed
+// With an allocator that keeps views (Viewer: the Slurm emulations, the curve
+// allocators) the sets registered with Views (a replay's partitions' outsides)
+// cost nothing to change: Set switches the allocator's view, O(1), and holds
+// nothing; a set that is not registered (a partition's outside with more nodes
+// kept away) switches to the view of the largest registered set it holds,
+// O(views x n/64), and holds only the free nodes of the rest. The Slurm emulations and the
+// curve allocators make each node change (a start, a release) in the machine's
+// bitmap and the current view, and bring a view up to date when it is made
+// current (O(n/64) and the nodes changed since; viewBook, views.go, the
+// bookkeeping both share), where without views a change of set held or freed
 // every free node the two sets differ by: up to O(n) a decision when jobs of
 // partitions of different sizes alternate.
 type Mask struct {
@@ -67,7 +68,8 @@ type Mask struct {
 // the machine less given node sets (views), each up to date on every change, and
 // decides in any one of them: Slurm's select plugin is given the partition's node
 // bitmap with each request, and an emulation whose incremental state is per free
-// set keeps one per partition (SlurmAllocator, slurm_view.go). A Mask switches
+// set keeps one per partition (SlurmAllocator, slurm_view.go); so does a curve
+// allocator, its interval index (CurveAllocator, curve_view.go). A Mask switches
 // views instead of holding and freeing the nodes two sets differ by.
 type Viewer interface {
 	Occupier

@@ -61,3 +61,43 @@ func TestMaskMatchesAllocateWithoutEveryOccupier(t *testing.T) {
 	}
 	t.Logf("%d allocators, %d decisions placed alike", len(cases), decisions)
 }
+
+// The same with the curve allocators' views (alloc.Viewer, curve_view.go): a
+// mask that switches views in place of holding and freeing the nodes two
+// partitions differ by places every job where AllocateWithout does, also with
+// random nodes kept away besides a partition's outside, and the views' free
+// states are the reference's (internal/masktest.LockstepViews), for every
+// rule, linear and ring, on curves of every kind and machines of sizes that
+// are not multiples of 64 and are.
+func TestMaskViewsMatchAllocateWithoutCurves(t *testing.T) {
+	cases := []struct{ spec, m string }{
+		{"freelist:hilbert", "mesh:8x8"}, {"ff:snake", "mesh:9x7"}, {"ff:snake:ring", "mesh:13x11"},
+		{"bf:hilbert-trunc", "mesh:12x10"}, {"bf:morton:ring", "mesh:8x8"}, {"bf:rcm", "fattree:4,4:4,4:4"},
+		{"sos:gilbert", "mesh:16x8"}, {"sos:snake:ring", "mesh:10x7"}, {"scbt", "mesh:8x4"}, {"plas", "mesh:6x7"},
+		{"bf:hilbert-trunc", "mesh:40x30"},
+	}
+	histories := 16
+	if testing.Short() {
+		histories = 6
+	}
+	decisions := 0
+	for ci, c := range cases {
+		m, err := topo.ParseMachine(c.m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(uint64(ci), 2029))
+		for h := range histories {
+			var pair [2]alloc.Occupier
+			for i := range pair {
+				a, err := alloc.Parse(c.spec, m, alloc.Options{})
+				if err != nil {
+					t.Fatalf("%s on %s: %v", c.spec, c.m, err)
+				}
+				pair[i] = a.(alloc.Occupier)
+			}
+			decisions += masktest.LockstepViews(t, rng, pair[0], pair[1], 150, fmt.Sprintf("%s on %s, history %d", c.spec, c.m, h))
+		}
+	}
+	t.Logf("%d allocators, %d decisions placed alike", len(cases), decisions)
+}

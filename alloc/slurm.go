@@ -138,10 +138,11 @@ type SlurmAllocator struct {
 	tf *treeFree  // slurm:tree on the sums path
 	bf *blockFree // slurm:block
 	// views (slurm_view.go; nil: none): views[0] the whole machine's state,
-	// the others each a partition's; st, wo, tf and bf are views[view]'s
+	// the others each a partition's; st, wo, tf and bf are views[vb.cur]'s;
+	// vb the machine's free nodes (every change made there first) and the
+	// nodes of each view (views.go)
 	views []slurmView
-	view  int
-	truth *State // with views: the machine's free nodes, every change made there first
+	vb    viewBook
 }
 
 // slurmTreeState is a SlurmAllocator's topology/tree state. Memory is O(n +

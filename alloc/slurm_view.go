@@ -17,15 +17,15 @@ import (
 // The machine's free nodes are kept as a bitmap (truth: every change is checked
 // against it, so errors are the machine's) and in the current view's state; a
 // view catches up when it is made current (UseView: the nodes it holds whose
-// state changed since it was last current, found word by word). So a node
-// change costs what it costs without views plus a bit, and a change of view
-// O(n/64) and the nodes that changed meanwhile, where Mask.Set without views
-// held or freed every free node two partitions differ by.
+// state changed since it was last current, found word by word). That
+// bookkeeping is viewBook's (views.go), shared with the curve allocators'
+// views (curve_view.go). So a node change costs what it costs without views
+// plus a bit, and a change of view O(n/64) and the nodes that changed
+// meanwhile, where Mask.Set without views held or freed every free node two
+// partitions differ by.
 
-// slurmView is a view's free state: the nodes of in (nil: every node) that are
-// free.
+// slurmView is a view's free state (its nodes are the book's, views.go).
 type slurmView struct {
-	in []uint64
 	st *State
 	wo *weightOrder
 	tf *treeFree
@@ -36,29 +36,26 @@ type slurmView struct {
 // returns its number (Viewer): its free nodes are the machine's outside away,
 // now and after every change. O(n) once.
 func (a *SlurmAllocator) AddView(away []uint64) (int, error) {
-	n := a.m.N()
-	if len(away) != (n+63)/64 {
-		return 0, fmt.Errorf("%s: a view less %d words of nodes for %d nodes", a.name, len(away), n)
-	}
 	if a.views == nil {
+		a.vb.begin(a.st)
 		a.views = []slurmView{{st: a.st, wo: a.wo, tf: a.tf, bf: a.bf}}
-		a.truth = a.st.Clone()
+	}
+	id, _, err := a.vb.add(a.name, away)
+	if err != nil {
+		if len(a.views) == 1 {
+			a.views = nil
+			a.vb.drop()
+		}
+		return 0, err
 	}
 	whole := &a.views[0]
-	if a.view != 0 {
-		a.catchUp(whole)
+	if a.vb.cur != 0 {
+		a.catchUp(0, whole)
 	}
 	c := &SlurmAllocator{st: whole.st, wo: whole.wo, tf: whole.tf, bf: whole.bf}
 	cl := a.cloneState(c)
-	in := make([]uint64, len(away))
 	var out []int
-	for w := range in {
-		in[w] = ^away[w]
-	}
-	if r := n & 63; r != 0 {
-		in[len(in)-1] &= 1<<r - 1
-	}
-	for v := range n {
+	for v := range a.m.N() {
 		if away[v>>6]>>(v&63)&1 != 0 && cl.st.IsFree(v) {
 			out = append(out, v)
 		}
@@ -67,23 +64,23 @@ func (a *SlurmAllocator) AddView(away []uint64) (int, error) {
 		return 0, fmt.Errorf("%s: internal error: making a view: %w", a.name, err)
 	}
 	a.noteChangeIn(cl.wo, cl.tf, cl.bf, out, false)
-	a.views = append(a.views, slurmView{in: in, st: cl.st, wo: cl.wo, tf: cl.tf, bf: cl.bf})
-	return len(a.views) - 1, nil
+	a.views = append(a.views, slurmView{st: cl.st, wo: cl.wo, tf: cl.tf, bf: cl.bf})
+	return id, nil
 }
 
 // UseView makes view v (0: the whole machine) the one the decisions, NumFree,
 // IsFree, AppendFreeIn and Clone see (Viewer): O(n/64) and the nodes of the view
 // that changed since it was last current.
 func (a *SlurmAllocator) UseView(v int) error {
-	if v == a.view {
+	if v == a.vb.cur {
 		return nil
 	}
-	if v < 0 || v >= max(1, len(a.views)) {
-		return fmt.Errorf("%s: no view %d (%d)", a.name, v, len(a.views))
+	if err := a.vb.use(a.name, v); err != nil {
+		return err
 	}
 	vw := &a.views[v]
-	a.catchUp(vw)
-	a.st, a.wo, a.tf, a.bf, a.view = vw.st, vw.wo, vw.tf, vw.bf, v
+	a.catchUp(v, vw)
+	a.st, a.wo, a.tf, a.bf = vw.st, vw.wo, vw.tf, vw.bf
 	return nil
 }
 
@@ -94,9 +91,10 @@ func (a *SlurmAllocator) DropViews() {
 		return
 	}
 	vw := &a.views[0]
-	a.catchUp(vw)
-	a.st, a.wo, a.tf, a.bf, a.view = vw.st, vw.wo, vw.tf, vw.bf, 0
-	a.views, a.truth = nil, nil
+	a.catchUp(0, vw)
+	a.st, a.wo, a.tf, a.bf = vw.st, vw.wo, vw.tf, vw.bf
+	a.views = nil
+	a.vb.drop()
 }
 
 // cloneState returns the incremental state of b (st, wo, tf, bf) copied into a
@@ -117,81 +115,67 @@ func (a *SlurmAllocator) cloneState(b *SlurmAllocator) *SlurmAllocator {
 // listed twice, changes nothing), then in the current view's state, the nodes
 // it holds. Without views it is the state's own Take or Release.
 func (a *SlurmAllocator) change(nodes []int, free bool) error {
-	if a.views == nil {
+	if !a.vb.on() {
 		if err := stateOp(a.st, nodes, free); err != nil {
 			return err
 		}
 		a.noteChange(nodes, free)
 		return nil
 	}
-	if err := stateOp(a.truth, nodes, free); err != nil {
+	if err := stateOp(a.vb.truth, nodes, free); err != nil {
 		return err
 	}
-	vw := &a.views[a.view]
-	if vw.in == nil { // the whole machine: every node
-		if err := stateOp(vw.st, nodes, free); err != nil {
+	in := a.vb.in()
+	if in == nil { // the whole machine: every node
+		if err := stateOp(a.st, nodes, free); err != nil {
 			return fmt.Errorf("%s: internal error: the machine's view: %w", a.name, err)
 		}
-		a.noteChangeIn(vw.wo, vw.tf, vw.bf, nodes, free)
+		a.noteChange(nodes, free)
 		return nil
 	}
+	// The truth checked the change: the view's bits flip, unchecked (a view's
+	// free nodes are the truth's it holds), each node's counts with them.
 	d := int32(-1)
 	if free {
 		d = 1
 	}
 	for _, v := range nodes {
 		w, bit := v>>6, uint64(1)<<(v&63)
-		if vw.in[w]&bit == 0 {
+		if in[w]&bit == 0 {
 			continue
 		}
 		if free {
-			vw.st.free[w] |= bit
+			a.st.free[w] |= bit
 		} else {
-			vw.st.free[w] &^= bit
+			a.st.free[w] &^= bit
 		}
-		vw.st.nf += int(d)
-		a.noteOne(vw.wo, vw.tf, vw.bf, a.idx[v], d, free)
+		a.st.nf += int(d)
+		a.noteOne(a.wo, a.tf, a.bf, a.idx[v], d, free)
 	}
 	return nil
 }
 
-// catchUp brings view vw up to the machine's free state: the nodes it holds
-// (every node for view 0) whose state changed since it was last current,
-// O(n/64) and those nodes.
-func (a *SlurmAllocator) catchUp(vw *slurmView) {
-	truth := a.truth.free
-	for w, f := range truth {
-		in := ^uint64(0)
-		if vw.in != nil {
-			in = vw.in[w]
-		}
-		x := (f & in) ^ vw.st.free[w]
-		if x == 0 {
-			continue
-		}
+// catchUp brings view v's state vw up to the machine's free state: the nodes
+// it holds (every node for view 0) whose state changed since it was last
+// current (viewBook.eachChanged), O(n/64) and those nodes.
+func (a *SlurmAllocator) catchUp(v int, vw *slurmView) {
+	a.vb.eachChanged(v, vw.st.free, func(w int, x, t uint64) {
 		for y := x; y != 0; y &= y - 1 {
-			v := w<<6 + bits.TrailingZeros64(y)
-			free := f>>(v&63)&1 != 0
+			node := w<<6 + bits.TrailingZeros64(y)
+			free := t>>(node&63)&1 != 0
 			d := int32(-1)
 			if free {
 				d = 1
 			}
 			vw.st.nf += int(d)
-			a.noteOne(vw.wo, vw.tf, vw.bf, a.idx[v], d, free)
+			a.noteOne(vw.wo, vw.tf, vw.bf, a.idx[node], d, free)
 		}
 		vw.st.free[w] ^= x
-	}
-}
-
-func stateOp(st *State, nodes []int, free bool) error {
-	if free {
-		return st.Release(nodes)
-	}
-	return st.Take(nodes)
+	})
 }
 
 // cloneViews is Clone's state: the current view's alone, as the copy's whole
 // machine (its nodes outside the view busy, as the original reports them).
 func (a *SlurmAllocator) cloneViews(c *SlurmAllocator) {
-	c.views, c.view, c.truth = nil, 0, nil
+	c.views, c.vb = nil, viewBook{}
 }

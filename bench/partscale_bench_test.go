@@ -28,9 +28,10 @@ import (
 // partition's jobs pass the others'. It is the scale at which a cost per
 // queued job per pass, per partition per event or per job and node shows
 // (docs/reliability.md, "Partitions at a million jobs"): run it alone with
-// -benchtime 1x. bf:hilbert-trunc (100,000 jobs, fcfs) and mc1x1 (20,000,
-// easy) keep jobs in their partitions without views (docs/sim.md, "Which
-// allocators take partitions").
+// -benchtime 1x. bf:hilbert-trunc (100,000 jobs, fcfs) keeps jobs in their
+// partitions with a view per partition (alloc.Viewer, alloc/curve_view.go),
+// mc1x1 (20,000, easy) without views (docs/sim.md, "Which allocators take
+// partitions").
 func BenchmarkPartitionsAtScale(b *testing.B) {
 	m := topo.Mesh(128, 80)
 	n := m.N()
@@ -64,8 +65,9 @@ func BenchmarkPartitionsAtScale(b *testing.B) {
 		alloc string
 		jobs  int
 	}{{sim.SchedFCFS, "slurm:consec", 100_000}, {sim.SchedCplant, "slurm:consec", 100_000}, {sim.SchedEASY, "slurm:consec", 100_000}, {sim.SchedEASY, "slurm:tree", 20_000},
-		// allocators without views: each change of partition holds and frees
-		// the nodes two partitions differ by (alloc.Mask)
+		// a curve allocator, with views (a change of partition switches
+		// views), and mc1x1, without (a change of partition holds and frees
+		// the nodes two partitions differ by, alloc.Mask)
 		{sim.SchedFCFS, "bf:hilbert-trunc", 100_000}, {sim.SchedEASY, "mc1x1", 20_000}} {
 		for _, p := range []struct {
 			name  string

@@ -41,8 +41,9 @@ import (
 //     node and the non-contiguous binary trees, each deciding as if jobs held
 //     the nodes kept away: TestMaskMatchesAllocateWithoutEveryOccupier,
 //     TestOccupyIsTakenByJobs). With an allocator that
-//     keeps a view per partition (alloc.Viewer: the Slurm emulations, whose
-//     incremental free state is kept per partition, alloc/slurm_view.go) the
+//     keeps a view per partition (alloc.Viewer: the Slurm emulations and the
+//     curve allocators, whose incremental free state is kept per partition,
+//     alloc/slurm_view.go, alloc/curve_view.go) the
 //     mask registers the partitions' outsides as views and a change of
 //     partition switches views (O(n/64) and the nodes changed since the view
 //     was last used; TestMaskViewsMatchAllocateWithout). Between decisions the
