@@ -36,29 +36,7 @@ func TestMaskMatchesAllocateWithoutEveryOccupier(t *testing.T) {
 	if testing.Short() {
 		histories = 3
 	}
-	decisions := 0
-	for ci, c := range cases {
-		m, err := topo.ParseMachine(c.m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rng := rand.New(rand.NewPCG(uint64(ci), 2028))
-		for h := range histories {
-			var pair [2]alloc.Occupier
-			for i := range pair {
-				a, err := alloc.Parse(c.spec, m, alloc.Options{})
-				if err != nil {
-					t.Fatalf("%s on %s: %v", c.spec, c.m, err)
-				}
-				oc, ok := a.(alloc.Occupier)
-				if !ok {
-					t.Fatalf("%s on %s is not an Occupier", c.spec, c.m)
-				}
-				pair[i] = oc
-			}
-			decisions += masktest.Lockstep(t, rng, pair[0], pair[1], 80, fmt.Sprintf("%s on %s, history %d", c.spec, c.m, h))
-		}
-	}
+	decisions := lockstepEach(t, cases, histories, 2028, 80, masktest.Lockstep)
 	t.Logf("%d allocators, %d decisions placed alike", len(cases), decisions)
 }
 
@@ -80,13 +58,23 @@ func TestMaskViewsMatchAllocateWithoutCurves(t *testing.T) {
 	if testing.Short() {
 		histories = 6
 	}
+	decisions := lockstepEach(t, cases, histories, 2029, 150, masktest.LockstepViews)
+	t.Logf("%d allocators, %d decisions placed alike", len(cases), decisions)
+}
+
+// lockstepEach plays lockstep (masktest.Lockstep or LockstepViews) on two fresh
+// allocators of each case, histories times with steps decisions each, seeded by
+// the case's index and seed, and returns the decisions placed alike.
+func lockstepEach(t *testing.T, cases []struct{ spec, m string }, histories int, seed uint64, steps int,
+	lockstep func(testing.TB, *rand.Rand, alloc.Occupier, alloc.Occupier, int, string) int) int {
+	t.Helper()
 	decisions := 0
 	for ci, c := range cases {
 		m, err := topo.ParseMachine(c.m)
 		if err != nil {
 			t.Fatal(err)
 		}
-		rng := rand.New(rand.NewPCG(uint64(ci), 2029))
+		rng := rand.New(rand.NewPCG(uint64(ci), seed))
 		for h := range histories {
 			var pair [2]alloc.Occupier
 			for i := range pair {
@@ -94,10 +82,14 @@ func TestMaskViewsMatchAllocateWithoutCurves(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s on %s: %v", c.spec, c.m, err)
 				}
-				pair[i] = a.(alloc.Occupier)
+				oc, ok := a.(alloc.Occupier)
+				if !ok {
+					t.Fatalf("%s on %s is not an Occupier", c.spec, c.m)
+				}
+				pair[i] = oc
 			}
-			decisions += masktest.LockstepViews(t, rng, pair[0], pair[1], 150, fmt.Sprintf("%s on %s, history %d", c.spec, c.m, h))
+			decisions += lockstep(t, rng, pair[0], pair[1], steps, fmt.Sprintf("%s on %s, history %d", c.spec, c.m, h))
 		}
 	}
-	t.Logf("%d allocators, %d decisions placed alike", len(cases), decisions)
+	return decisions
 }
