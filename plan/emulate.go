@@ -103,6 +103,24 @@ type torusConfig struct {
 	placements []slurm.Box
 }
 
+// placementsFor is, in the placement list's order, the index of the first
+// placement larger than k (next; -1: none), whose free anchors a choice overlaps
+// as little as it can, and of the first placement of k nodes before it (cur; -1:
+// none, the job is refused), the rule torus3D.Allocate has always read.
+func (c *torusConfig) placementsFor(k int) (cur, next int) {
+	cur, next = -1, -1
+	for i, b := range c.placements {
+		if b.Size() == k && cur < 0 {
+			cur = i
+		}
+		if b.Size() > k {
+			next = i
+			break
+		}
+	}
+	return cur, next
+}
+
 // torus3D emulates Slurm 26.05's torus3d selection (eval_nodes_torus3d.c, as
 // measured in slurm/newslurm_test.go on Slurm 26.05.3): among the anchors of the
 // placement of the job's size whose nodes are all free, the one overlapping the
@@ -286,16 +304,7 @@ func (t *torus3D) Allocate(k int) ([]int, error) {
 	if err := t.st.CheckRequest(k); err != nil {
 		return nil, err
 	}
-	cur, next := -1, -1
-	for i, b := range t.cfg.placements {
-		if b.Size() == k && cur < 0 {
-			cur = i
-		}
-		if b.Size() > k {
-			next = i
-			break
-		}
-	}
+	cur, next := t.cfg.placementsFor(k)
 	if cur < 0 {
 		return nil, fmt.Errorf("torus3d: no placement of %d nodes; Slurm refuses the job (Requested topology configuration is not available): %w", k, errRefused)
 	}

@@ -49,16 +49,7 @@ func (t *torusBrute) Allocate(k int) ([]int, error) {
 	if err := t.st.CheckRequest(k); err != nil {
 		return nil, err
 	}
-	cur, next := -1, -1
-	for i, b := range t.cfg.placements {
-		if b.Size() == k && cur < 0 {
-			cur = i
-		}
-		if b.Size() > k {
-			next = i
-			break
-		}
-	}
+	cur, next := t.cfg.placementsFor(k)
 	if cur < 0 {
 		return nil, errRefused
 	}
