@@ -71,12 +71,15 @@ type Fragmenting interface {
 // decision is a function of its free nodes is one (Slurm's emulations:
 // SlurmAllocator, plan's torus3d; AsRun; the curve allocators, scbt and plas;
 // paging with pages of one node; the center-based ones, mc1x1 and its variants,
-// mc, mm, mminc, genalg on grids and networks, opt; mbs; the binary-tree family):
+// mc, mm, mminc, genalg on grids and networks, opt; mbs; the non-contiguous
+// binary trees, ind-* and d-*):
 // after Occupy(nodes) it decides exactly as a fresh allocator of its kind on whose
 // machine those nodes were taken by jobs (each node by a job of one node) and the
-// others freed, ties included (the allocators' TestOccupyIsTakenByJobs). Paging
-// with pages of several nodes is not: a job takes whole pages, so a single node
-// cannot be busy apart from its page (NoRestriction says so).
+// others freed, ties included (the allocators' TestOccupyIsTakenByJobs). Not
+// one: paging with pages of several nodes (a job takes whole pages, so a single
+// node cannot be busy apart from its page) and bt, sbt, dbt (a job's whole
+// power-of-two block is freed with it, nodes it was not given included);
+// NoRestriction says so.
 type Occupier interface {
 	Allocator
 	// Occupy marks the nodes busy, all or nothing, as jobs holding them would:
