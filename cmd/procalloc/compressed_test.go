@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"compress/gzip"
 	"flag"
 	"fmt"
 	"os"
@@ -12,35 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/procalloc/procalloc/internal/compresstest"
 	"github.com/procalloc/procalloc/internal/textin"
 )
-
-// gzipOf is data gzip-compressed.
-func gzipOf(t *testing.T, data []byte) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	zw := gzip.NewWriter(&b)
-	zw.Write(data)
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
-
-// bzip2Of is data bzip2-compressed by the bzip2 command, nil without it.
-func bzip2Of(t *testing.T, data []byte) []byte {
-	t.Helper()
-	if _, err := exec.LookPath("bzip2"); err != nil {
-		return nil
-	}
-	cmd := exec.Command("bzip2", "-c")
-	cmd.Stdin = bytes.NewReader(data)
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
 
 // padTo512 is data followed by zero bytes to a multiple of 512 (a tape's or a
 // block device's last block); nil stays nil.
@@ -155,16 +128,16 @@ func TestCompressedInputs(t *testing.T) {
 		if wantCode != 0 {
 			t.Fatalf("%s plain: exit %d, %s", c.name, wantCode, wantErr)
 		}
-		gz := gzipOf(t, c.data)
+		gz := compresstest.Gzip(t, c.data)
 		for _, z := range []struct {
 			ext  string
 			data []byte
 		}{
-			{".gz", gz}, {".bz2", bzip2Of(t, c.data)},
-			{".gz.gz", gzipOf(t, gz)}, // compressed twice: decompressed twice
+			{".gz", gz}, {".bz2", compresstest.Bzip2(t, c.data)},
+			{".gz.gz", compresstest.Gzip(t, gz)}, // compressed twice: decompressed twice
 			// zero padding to a 512-byte block (a tape's, dd conv=sync): read as gzip -d reads it
 			{".padded.gz", padTo512(gz)},
-			{".padded.bz2", padTo512(bzip2Of(t, c.data))},
+			{".padded.bz2", padTo512(compresstest.Bzip2(t, c.data))},
 		} {
 			if z.data == nil {
 				t.Logf("no bzip2 command: %s.bz2 not tried", c.name)
@@ -206,10 +179,10 @@ func TestCompressedInputs(t *testing.T) {
 	}
 	// hostlist reads standard input.
 	wantCode, wantOut, _ := runCLI(t, hosts.String(), "hostlist", "compress", "-")
-	if code, out, stderr := runCLI(t, string(gzipOf(t, []byte(hosts.String()))), "hostlist", "compress", "-"); code != wantCode || out != wantOut || wantOut != "node[01-16]\n" {
+	if code, out, stderr := runCLI(t, string(compresstest.Gzip(t, []byte(hosts.String()))), "hostlist", "compress", "-"); code != wantCode || out != wantOut || wantOut != "node[01-16]\n" {
 		t.Errorf("hostlist compress of gzip: exit %d, %q, %s; want %d, %q", code, out, stderr, wantCode, wantOut)
 	}
-	gz := gzipOf(t, []byte(hosts.String()))
+	gz := compresstest.Gzip(t, []byte(hosts.String()))
 	if code, _, stderr := runCLI(t, string(gz[:len(gz)-12]), "hostlist", "compress", "-"); code != 1 || !strings.Contains(stderr, "-: the gzip file is truncated") {
 		t.Errorf("hostlist compress of a cut gzip: exit %d, %s", code, stderr)
 	}
@@ -237,7 +210,7 @@ func TestSlurmFilesNotReadCompressed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	confGz, tcGz := write("slurm.conf.gz", gzipOf(t, conf)), write("topology.conf.gz", gzipOf(t, tc))
+	confGz, tcGz := write("slurm.conf.gz", compresstest.Gzip(t, conf)), write("topology.conf.gz", compresstest.Gzip(t, tc))
 	trace := write("t.txt", []byte("0 2 10 20\n5 4 10 20\n"))
 	const want = "gzip-compressed, which Slurm does not read"
 	for _, args := range [][]string{
@@ -257,7 +230,7 @@ func TestSlurmFilesNotReadCompressed(t *testing.T) {
 	}
 	// Flux's resource graph, which curve --flux-graph writes back with its ids set.
 	_, jgf, _ := runCLI(t, "", "curve", "--machine", "mesh:4x4", "--hostlist", "n[01-16]", "--curve", "snake", "--format", "jgf")
-	jgfGz := write("g.json.gz", gzipOf(t, []byte(jgf)))
+	jgfGz := write("g.json.gz", compresstest.Gzip(t, []byte(jgf)))
 	if code, _, stderr := runCLI(t, "", "curve", "--machine", "mesh:4x4", "--hostlist", "n[01-16]", "--curve", "hilbert", "--format", "jgf", "--flux-graph", jgfGz, "-o", filepath.Join(dir, "g.json")); code != 1 || !strings.Contains(stderr, "gzip-compressed (it starts with 1F 8B): gunzip it first (Flux reads its resource graph uncompressed") {
 		t.Errorf("--flux-graph gzip: exit %d, %s", code, stderr)
 	}
@@ -427,13 +400,13 @@ func TestSweepCompressedResults(t *testing.T) {
 		t.Fatal(err)
 	}
 	gz := filepath.Join(dir, "done.jsonl.gz")
-	if err := os.WriteFile(gz, gzipOf(t, results), 0o644); err != nil {
+	if err := os.WriteFile(gz, compresstest.Gzip(t, results), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	code, _, stderr := runCLI(t, "", "sweep", spec, "-o", gz)
 	want := fmt.Sprintf("%s is gzip-compressed (it starts with 1F 8B): a sweep appends plain lines to its results file and reads them back to resume, and does not write into a compressed one: decompress it (gzip -dc %s > %s) and give -o %s",
 		gz, gz, strings.TrimSuffix(gz, ".gz"), strings.TrimSuffix(gz, ".gz"))
-	if got, _ := os.ReadFile(gz); code != 1 || !strings.Contains(stderr, want) || !bytes.Equal(got, gzipOf(t, results)) {
+	if got, _ := os.ReadFile(gz); code != 1 || !strings.Contains(stderr, want) || !bytes.Equal(got, compresstest.Gzip(t, results)) {
 		t.Errorf("sweep -o onto a gzip'd results file: exit %d, %q\nwant 1, %q, the file unchanged", code, stderr, want)
 	}
 	_, wantMerge, _ := runCLI(t, "", "merge", plain)

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"testing/iotest"
 	"time"
+
+	"github.com/procalloc/procalloc/internal/compresstest"
 )
 
 // sampleText is n lines of a fabric-dump-like text.
@@ -40,14 +42,9 @@ func gzipBytes(t testing.TB, data []byte, members int) []byte {
 // decompresses bzip2); the test skips without it.
 func bzip2Bytes(t testing.TB, data []byte) []byte {
 	t.Helper()
-	if _, err := exec.LookPath("bzip2"); err != nil {
-		t.Skip("no bzip2 command to compress the test's input:", err)
-	}
-	cmd := exec.Command("bzip2", "-c")
-	cmd.Stdin = bytes.NewReader(data)
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatal(err)
+	out := compresstest.Bzip2(t, data)
+	if out == nil {
+		t.Skip("no bzip2 command to compress the test's input")
 	}
 	return out
 }

@@ -2,27 +2,15 @@ package sweep
 
 import (
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/procalloc/procalloc/internal/compresstest"
 	"github.com/procalloc/procalloc/internal/textin"
 )
-
-// gzipOf is data gzip-compressed.
-func gzipOf(t *testing.T, data []byte) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	zw := gzip.NewWriter(&b)
-	zw.Write(data)
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
 
 // A compressed results file is not appended to (a sweep writes plain lines, one
 // by one, and reads them back to resume): OpenResults names the compression and
@@ -33,7 +21,7 @@ func gzipOf(t *testing.T, data []byte) []byte {
 func TestCompressedResultsFiles(t *testing.T) {
 	dir := t.TempDir()
 	plain := []byte(`{"sweep":"s","index":0,"key":"k0","params":{"trace":"t","machine":"mesh:4x4","alloc":"a","sched":"fcfs","contract":1,"pattern":"none","seed":1},"status":"ok","result":{"mean_wait":3}}` + "\n")
-	gz := gzipOf(t, plain)
+	gz := compresstest.Gzip(t, plain)
 	for _, c := range []struct {
 		name string
 		data []byte
@@ -62,7 +50,7 @@ func TestCompressedResultsFiles(t *testing.T) {
 	if err != nil || len(want.Lines) != 1 {
 		t.Fatalf("merge of the plain file: %v", err)
 	}
-	for name, data := range map[string][]byte{"gzip": gz, "gzip inside gzip": gzipOf(t, gz)} {
+	for name, data := range map[string][]byte{"gzip": gz, "gzip inside gzip": compresstest.Gzip(t, gz)} {
 		got, err := MergeInputs([]Input{{name, bytes.NewReader(data)}}, nil)
 		if err != nil || len(got.Lines) != 1 || got.Lines[0].Key != "k0" || string(got.Lines[0].Result) != string(want.Lines[0].Result) {
 			t.Errorf("merge of %s: %+v, %v", name, got, err)
