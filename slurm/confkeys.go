@@ -73,17 +73,15 @@ func checkConfKeys(pairs []ConfPair) error {
 	return nil
 }
 
-// didYouMean names the key of table nearest to key when it is a near miss
-// (textin.Nearest): "; did you mean KEY?", or "".
+// didYouMean names the key of table nearest to key when it is a near miss, in the
+// form every other hint of procalloc takes (textin.DidYouMean): " (did you mean
+// KEY?)", or "".
 func didYouMean(table []confKey, key string) string {
 	names := make([]string, len(table))
 	for i, k := range table {
 		names[i] = k.Name
 	}
-	if near := textin.Nearest(key, names); near != "" {
-		return "; did you mean " + near + "?"
-	}
-	return ""
+	return textin.DidYouMean(key, names)
 }
 
 // knownIn reports whether release v (YYMM, 2211 for 22.11) has k. A release after

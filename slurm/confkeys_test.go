@@ -95,7 +95,7 @@ func TestDidYouMeanMatchesPlainLoop(t *testing.T) {
 		if best == "" {
 			return ""
 		}
-		return "; did you mean " + best + "?"
+		return " (did you mean " + best + "?)"
 	}
 	rng := rand.New(rand.NewPCG(7, 11))
 	const letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
