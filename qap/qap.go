@@ -90,7 +90,11 @@ func ReadQAPLIB(r io.Reader) (*QAP, error) {
 	br := bufio.NewReader(textin.Decompress(r))
 	// As every text input (textin.CheckStart): UTF-16 and xz are refused saying
 	// so, and a UTF-8 byte-order mark is skipped (it was "\ufeff" is not a number).
-	if start, _ := br.Peek(textin.StartLen); len(start) > 0 {
+	start, err := br.Peek(textin.StartLen)
+	if errors.Is(err, textin.ErrCompressed) { // xz or zstd: Decompress says so itself
+		return nil, fmt.Errorf("QAPLIB: %w", err)
+	}
+	if len(start) > 0 {
 		if err := textin.CheckStart(string(start)); err != nil {
 			return nil, fmt.Errorf("QAPLIB: %w", err)
 		}

@@ -350,6 +350,30 @@ func TestUnreadCompressionHint(t *testing.T) {
 		if code, _, stderr := runCLI(t, string(dump), args...); code != 1 || !strings.HasSuffix(stderr, hint) {
 			t.Errorf("%s name map with the dump on standard input: exit %d, %q; want the hint %q", tool.format, code, stderr, hint)
 		}
+		// A ranking named inside an allocator (bf:FILE): refused as compressed, not
+		// read as a broken hostlist, and decompressed to a file by the hint, whose
+		// command then replays as the plain ranking does.
+		_, ranking, _ := runCLI(t, "", "curve", "--machine", "mesh:4x4", "--curve", "hilbert")
+		rankPath := filepath.Join(dir, "order"+tool.ext)
+		if err := os.WriteFile(rankPath, compress([]byte(ranking)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		plainRank := filepath.Join(dir, "order")
+		args = []string{"sim", "--trace", "-", "--machine", "mesh:4x4", "--alloc", "bf:" + rankPath}
+		hint = fmt.Sprintf("decompress it to a file first: %s -dc %s > %s && procalloc sim --trace - --machine mesh:4x4 --alloc bf:%s\n", tool.cmd, rankPath, plainRank, plainRank)
+		if code, _, stderr := runCLI(t, string(trace), args...); code != 1 || !strings.Contains(stderr, tool.format+"-compressed") || !strings.HasSuffix(stderr, hint) {
+			t.Errorf("%s ranking in bf:FILE: exit %d, %q; want the hint %q", tool.format, code, stderr, hint)
+		}
+		if err := os.WriteFile(plainRank, []byte(ranking), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		// The ranking is hilbert's: past the title line, bf:hilbert's report.
+		_, want, _ := runCLI(t, string(trace), "sim", "--trace", "-", "--machine", "mesh:4x4", "--alloc", "bf:hilbert")
+		_, want, _ = strings.Cut(want, "\n")
+		code, out, stderr := runCLI(t, string(trace), "sim", "--trace", "-", "--machine", "mesh:4x4", "--alloc", "bf:"+plainRank)
+		if _, body, _ := strings.Cut(out, "\n"); code != 0 || want == "" || body != want {
+			t.Errorf("the hint's command: exit %d, %s\n%s\nwant past the title\n%s", code, stderr, out, want)
+		}
 	}
 }
 

@@ -346,8 +346,8 @@ func (p *progress) Done() {
 // argument (or --flag=VALUE's value) err names whose file starts with the
 // format's magic bytes; given as "-", the decompressor goes into the pipe. When
 // another argument reads standard input already, the file is decompressed to a
-// file first. "" when err is another error, or names no argument (a trace named
-// in a sweep file, bf:FILE).
+// file first; so is a file named inside an argument (bf:FILE, paging:FILE:0). ""
+// when err is another error, or names no argument (a trace named in a sweep file).
 func decompressHint(err error, args []string) string {
 	var cs *textin.CompressedStartError
 	if !errors.As(err, &cs) || cs.Read || len(args) == 0 {
@@ -362,7 +362,19 @@ func decompressHint(err error, args []string) string {
 		}
 		return "", a
 	}
-	stdinUsed, at := false, -1
+	// isInput reports whether the file named path starts as cs's format does.
+	isInput := func(path string) bool {
+		f, err := os.Open(path)
+		if err != nil {
+			return false
+		}
+		head := make([]byte, textin.StartLen)
+		n, _ := io.ReadFull(f, head)
+		f.Close()
+		format, _, _ := textin.Compression(string(head[:n]))
+		return format == cs.Format
+	}
+	stdinUsed, at, inSpec := false, -1, ""
 	for i, a := range args[1:] {
 		_, v := value(a)
 		if v == "-" {
@@ -372,18 +384,23 @@ func decompressHint(err error, args []string) string {
 			}
 			continue
 		}
-		if at >= 0 || v == "" || !strings.Contains(msg, v) {
+		if at >= 0 || v == "" {
 			continue
 		}
-		f, err := os.Open(v)
-		if err != nil {
-			continue
-		}
-		head := make([]byte, textin.StartLen)
-		n, _ := io.ReadFull(f, head)
-		f.Close()
-		if format, _, _ := textin.Compression(string(head[:n])); format == cs.Format {
+		if strings.Contains(msg, v) && isInput(v) {
 			at = i + 1
+			continue
+		}
+		// A file named inside an argument, after a colon: bf:FILE, paging:FILE:0.
+		for j := range len(v) {
+			if v[j] != ':' {
+				continue
+			}
+			file, _, _ := strings.Cut(v[j+1:], ":")
+			if file != "" && strings.Contains(msg, file) && isInput(file) {
+				at, inSpec = i+1, file
+				break
+			}
 		}
 	}
 	if at < 0 {
@@ -397,6 +414,16 @@ func decompressHint(err error, args []string) string {
 		return "procalloc " + strings.Join(w, " ")
 	}
 	prefix, file := value(args[at])
+	if inSpec != "" {
+		// No standard input inside an argument: the file is decompressed first.
+		_, plain := textin.CompressedName(inSpec)
+		if plain == inSpec {
+			plain += ".txt"
+		}
+		again := slices.Clone(args)
+		again[at] = prefix + strings.Replace(file, inSpec, plain, 1)
+		return fmt.Sprintf("decompress it to a file first: %s %s > %s && %s", cs.Pipe, textin.ShellWord(inSpec), textin.ShellWord(plain), words(again))
+	}
 	if file == "-" {
 		return fmt.Sprintf("put %s into the pipe: ... | %s | %s", cs.Pipe, cs.Pipe, words(args))
 	}

@@ -140,6 +140,12 @@ func (d *decompressor) start() error {
 		f, _ := compressedFormat(head)
 		if f == "" {
 			if d.layers == nil {
+				// xz or zstd, which no reader here undoes: said as such, not
+				// handed on as text for a reader to call its bytes malformed
+				// (a ranking named in bf:FILE was read as a broken hostlist).
+				if err := checkCompressedStart(string(head[:min(len(head), StartLen)])); err != nil {
+					return err
+				}
 				d.plain = rest
 			} else {
 				d.zr = rest

@@ -424,6 +424,33 @@ func TestCheckStartCompressed(t *testing.T) {
 	}
 }
 
+// TestDecompressRefusesUnread: an input that starts as xz or zstd, which
+// Decompress does not undo, is its *CompressedStartError at the first read, with
+// nothing handed on, so a reader that does not look at the start itself (a
+// ranking named in bf:FILE, read as a hostlist) does not call its bytes
+// malformed; inside gzip it is handed on as gzip's content (the reader's own
+// CheckStart sees it there).
+func TestDecompressRefusesUnread(t *testing.T) {
+	for _, c := range []struct{ data, format string }{
+		{"\xfd7zXZ\x00\x00\x04\xe6\xd6\xb4\x46", "xz"},
+		{"\x28\xb5\x2f\xfd\x24\x05\x29\x00\x00", "zstd"},
+	} {
+		got, err := io.ReadAll(Decompress(strings.NewReader(c.data)))
+		var cs *CompressedStartError
+		if !errors.As(err, &cs) || cs.Format != c.format || len(got) != 0 || !errors.Is(err, ErrCompressed) {
+			t.Errorf("%s: read %q, %v; want nothing and a CompressedStartError", c.format, got, err)
+		}
+		inner, err := io.ReadAll(Decompress(bytes.NewReader(gzipBytes(t, []byte(c.data), 1))))
+		if err != nil || string(inner) != c.data {
+			t.Errorf("%s inside gzip: %q, %v", c.format, inner, err)
+		}
+	}
+	// Text that only looks like a start (bzip2's "BZh" with no block magic) is text.
+	if got, err := io.ReadAll(Decompress(strings.NewReader("BZh9 node1\n"))); err != nil || string(got) != "BZh9 node1\n" {
+		t.Errorf("BZh text: %q, %v", got, err)
+	}
+}
+
 // FuzzDecompress: any text, gzip-compressed and cut anywhere, reads back as its
 // whole lines up to the cut and a *CompressedError, or whole; any input read
 // plain is handed on unchanged.
@@ -434,7 +461,12 @@ func FuzzDecompress(f *testing.F) {
 	f.Add([]byte("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03K\xe4\x02\x00\x07\xa1\xea\xdd\x02\x00\x00\x00\x00\x00\x00\x00"), 40) // gzip -n of "a\n", zero-padded
 	f.Fuzz(func(t *testing.T, text []byte, cut int) {
 		want, wantErr := io.ReadAll(Decompress(bytes.NewReader(text)))
-		if f, _ := compressedFormat(text); f == "" && (wantErr != nil || !bytes.Equal(want, text)) {
+		var unread *CompressedStartError
+		if f, _ := compressedFormat(text); f == "" && checkCompressedStart(string(text[:min(len(text), StartLen)])) != nil {
+			if !errors.As(wantErr, &unread) || len(want) != 0 {
+				t.Fatalf("xz or zstd %q read as %q, %v", text, want, wantErr)
+			}
+		} else if f == "" && (wantErr != nil || !bytes.Equal(want, text)) {
 			t.Fatalf("plain %q read as %q, %v", text, want, wantErr)
 		}
 		gz := gzipBytes(t, text, 1)
