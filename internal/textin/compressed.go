@@ -21,7 +21,9 @@ import (
 // Nothing is read before the first Read, which looks at what one read of r brings
 // (more only while that could still begin a magic number: a line typed on standard
 // input is handed on at once); the input is decompressed as it is read, never
-// whole, and a plain one is read at its caller's pace.
+// whole, and a plain one is read at its caller's pace. An input that starts as
+// xz or zstd, which it does not undo, is a *CompressedStartError at the first
+// Read, nothing handed on (CheckStart's error, naming the pipe that reads it).
 //
 // An input compressed more than once (x.gz.gz) is decompressed again, up to
 // maxLayers times: compressed data start with magic bytes no text starts with.
