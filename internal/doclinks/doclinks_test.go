@@ -39,6 +39,10 @@ var (
 	linkRe     = regexp.MustCompile(`\]\(([^()\s]+)(?:\s+"[^"]*")?\)`)
 	mdLinkText = regexp.MustCompile(`!?\[([^\]]*)\]\([^)]*\)`)
 	goDocRefRe = regexp.MustCompile(`docs/([A-Za-z0-9_.-]+\.md)(#[A-Za-z0-9_%-]+)?`)
+	// a section named by its title: docs/sim.md, "Tie statistics left out" (in a
+	// markdown page of docs/ the docs/ may be left out)
+	goNameRefRe = regexp.MustCompile(`docs/([A-Za-z0-9_.-]+\.md), "([^"\n]+)"`)
+	mdNameRefRe = regexp.MustCompile(`(?:docs/)?([A-Za-z0-9_.-]+\.md), "([^"\n]+)"`)
 )
 
 // slug is GitHub's anchor for a heading's text (before numbering duplicates).
@@ -95,6 +99,33 @@ func anchors(text string) map[string]bool {
 	return out
 }
 
+// namesSection reports whether the markdown text has a section that title names: a
+// heading containing it, or a paragraph or list item starting with it (plain or
+// bold, a run-in heading), compared without backticks and case, trailing punctuation
+// of the title left out.
+func namesSection(text, title string) bool {
+	norm := func(s string) string { return strings.ToLower(strings.ReplaceAll(s, "`", "")) }
+	t := strings.TrimRight(norm(title), ".,;: ")
+	if t == "" {
+		return false
+	}
+	_, lines := proseLines(text)
+	for _, line := range lines {
+		l := norm(line)
+		if m := headingRe.FindStringSubmatch(l); m != nil {
+			if strings.Contains(m[2], t) {
+				return true
+			}
+			continue
+		}
+		l = strings.TrimLeft(strings.TrimSpace(l), "-* ")
+		if strings.HasPrefix(l, t) {
+			return true
+		}
+	}
+	return false
+}
+
 // checker resolves links against the files of the module, caching each page's anchors.
 type checker struct {
 	root  string
@@ -123,6 +154,20 @@ func (c *checker) check(path, anchor string) string {
 	}
 	if !as[anchor] {
 		return fmt.Sprintf("%s has no heading with anchor #%s", path, anchor)
+	}
+	return ""
+}
+
+// name returns why the section title of page (a path relative to the root) cannot
+// be found, or "" (also when the page is not in the module: the reference is to
+// another tree).
+func (c *checker) name(page, title string) string {
+	b, err := os.ReadFile(filepath.Join(c.root, page))
+	if err != nil {
+		return ""
+	}
+	if !namesSection(string(b), title) {
+		return fmt.Sprintf("%s has no section %q", page, title)
 	}
 	return ""
 }
@@ -169,6 +214,11 @@ func (c *checker) markdownLinks(t *testing.T, path string) []string {
 				bad = append(bad, fmt.Sprintf("%s:%d: %s: %s", path, i+1, target, why))
 			}
 		}
+		for _, m := range mdNameRefRe.FindAllStringSubmatch(line, -1) {
+			if why := c.name("docs/"+m[1], m[2]); why != "" {
+				bad = append(bad, fmt.Sprintf("%s:%d: %s: %s", path, i+1, m[0], why))
+			}
+		}
 	}
 	return bad
 }
@@ -200,6 +250,11 @@ func (c *checker) goRefs(t *testing.T) []string {
 		for i, line := range strings.Split(string(b), "\n") {
 			for _, m := range goDocRefRe.FindAllStringSubmatch(line, -1) {
 				if why := c.check("docs/"+m[1], strings.TrimPrefix(m[2], "#")); why != "" {
+					bad = append(bad, fmt.Sprintf("%s:%d: %s: %s", filepath.ToSlash(rel), i+1, m[0], why))
+				}
+			}
+			for _, m := range goNameRefRe.FindAllStringSubmatch(line, -1) {
+				if why := c.name("docs/"+m[1], m[2]); why != "" {
 					bad = append(bad, fmt.Sprintf("%s:%d: %s: %s", filepath.ToSlash(rel), i+1, m[0], why))
 				}
 			}
@@ -286,16 +341,20 @@ func TestBrokenLinkIsFound(t *testing.T) {
 		}
 	}
 	write("go.mod", "module x\n")
-	write("README.md", "# X\n\n[ok](docs/a.md#the-part) [bad anchor](docs/a.md#no-part) [bad file](docs/gone.md)\n`[code](nowhere.md)`\n")
-	write("docs/a.md", "# A\n\n## The part\n\n[self](#the-part) [self bad](#nope) [up](../README.md#x)\n```\n[fenced](nowhere.md)\n```\n")
-	write("pkg/p.go", "// See docs/a.md#the-part and docs/a.md#missing and docs/b.md.\npackage p\n")
+	write("README.md", "# X\n\n[ok](docs/a.md#the-part) [bad anchor](docs/a.md#no-part) [bad file](docs/gone.md)\n`[code](nowhere.md)`\n"+
+		"docs/a.md, \"The part\" and docs/a.md, \"Run-in\" and docs/a.md, \"Gone part\"\n")
+	write("docs/a.md", "# A\n\n## The part\n\n[self](#the-part) [self bad](#nope) [up](../README.md#x)\n```\n[fenced](nowhere.md)\n```\n"+
+		"**Run-in title.** Text.\n")
+	write("pkg/p.go", "// See docs/a.md#the-part and docs/a.md#missing and docs/b.md.\n// docs/a.md, \"the `part`\"; docs/a.md, \"Text\".\npackage p\n")
 	bad := brokenLinks(t, root)
 	want := []string{
 		"README.md:3: docs/a.md#no-part: docs/a.md has no heading with anchor #no-part",
 		"README.md:3: docs/gone.md: no such file docs/gone.md",
+		`README.md:5: docs/a.md, "Gone part": docs/a.md has no section "Gone part"`,
 		"docs/a.md:5: #nope: docs/a.md has no heading with anchor #nope",
 		"pkg/p.go:1: docs/a.md#missing: docs/a.md has no heading with anchor #missing",
 		"pkg/p.go:1: docs/b.md: no such file docs/b.md",
+		`pkg/p.go:2: docs/a.md, "Text": docs/a.md has no section "Text"`,
 	}
 	if strings.Join(bad, "\n") != strings.Join(want, "\n") {
 		t.Errorf("broken links found:\n%s\nwant:\n%s", strings.Join(bad, "\n"), strings.Join(want, "\n"))
