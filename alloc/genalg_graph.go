@@ -96,6 +96,11 @@ type graphGenAlg struct {
 	rKeysB      []int32 // the routers at the cutoff distance, by bucket of keys
 	bOff        []int32 // their buckets' offsets in rKeysB
 	keyRuns     bool    // the hosts of every key are consecutive, the keys ascending
+	// The free hosts' per-group tables (topo.DragonflyFree) of this decision,
+	// built for its first candidate that is scored from counts (dfFreeOK).
+	dfFree      *topo.DragonflyFree
+	dfFreeOK    bool
+	fKeys, fCnt []int32
 
 	// A key's candidate scored from counts (classCount): every host pendant, the
 	// hosts of every key consecutive and the keys ascending (keyRuns), a key table.
@@ -206,6 +211,7 @@ func (a *graphGenAlg) AllocateContext(ctx context.Context, k int) ([]int, error)
 	}
 	a.group()
 	a.bestScore, a.bestCenter, a.bestKey, a.bestLazy = 0, -1, -1, false
+	a.dfFreeOK = false
 	work := 0
 	poll := func(w int) error {
 		if work += w; work >= genalgCtxWork {

@@ -197,7 +197,17 @@ func (a *graphGenAlg) routerJob(x int32, near, dist []int32, k int, list bool) (
 	if list {
 		return 0, work, nil
 	}
-	s, ok := a.hk.DragonflyCountSum(a.rKeys, a.rCnt)
+	if !a.dfFreeOK {
+		// The free hosts' per-group tables, once a decision, when a candidate
+		// first goes past its router's neighbours (whole groups are then likely).
+		a.fKeys, a.fCnt = a.fKeys[:0], a.fCnt[:0]
+		for _, y := range a.keys {
+			a.fKeys, a.fCnt = append(a.fKeys, y), append(a.fCnt, a.grpOff[2*y+2]-a.grpOff[2*y+1])
+		}
+		a.dfFree, a.dfFreeOK = a.hk.DragonflyFree(a.dfFree, a.fKeys, a.fCnt)
+		work += len(a.keys)
+	}
+	s, ok := a.hk.DragonflyCountSumFree(a.dfFree, x, a.rKeys, a.rCnt)
 	if !ok {
 		return 0, work, fmt.Errorf("genalg: no dragonfly closed form for key %d", x)
 	}
