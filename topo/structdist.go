@@ -478,10 +478,13 @@ type DragonflyFree struct {
 // C'; rn and roa their prefix sums by row (rn[C*(G+1)+j] = sum over C' < j of
 // na[C][C']) and pn[j] the sum of na over C, C' < j.
 type dfPieces struct {
-	A                          int32
-	inA                        []int32 // router -> A+1 when it links into A
-	nIn                        []int32
-	la, k, na, oa, rn, roa, pn []int64
+	A                      int32
+	inA                    []int32 // router -> A+1 when it links into A
+	nIn                    []int32
+	la, k, kt, rn, roa, pn []int64
+	kn                     []int64 // kn[n*G+B] = sum over C < n of k[C][B]
+	jn, jo                 []int64 // joined and two-link pairs (scratch of pieces)
+	rowN, rowO             []int64
 }
 
 const (
@@ -500,9 +503,12 @@ func (hk *HopKeys) DragonflyFree(t *DragonflyFree, keys, counts []int32) (*Drago
 	}
 	s.dfIndex(hk.g)
 	if t == nil {
-		t = &DragonflyFree{}
+		t = &DragonflyFree{pc: dfPieces{A: -1}}
 	}
 	R, G, a := s.a*s.groups, s.groups, int32(s.a)
+	if t.pc.A >= 0 && len(t.pc.k) == G*G {
+		t.pc.clearSparse(s, t, t.pc.A) // from the last decision's lists
+	}
 	t.f = resize32(t.f, R)
 	t.nr = resize32(t.nr, G)
 	t.wf = resize64(t.wf, G)
@@ -569,19 +575,26 @@ func (t *DragonflyFree) pieces(s *synthLayout, A int32) *dfPieces {
 	}
 	G, a := s.groups, int32(s.a)
 	R := s.a * s.groups
-	p.A = A
 	if len(p.inA) != R {
 		p.inA = make([]int32, R)
 	}
+	if len(p.k) != G*G {
+		// k, kt (k transposed), jn and jo are kept zero between groups: their
+		// entries are cleared one by one, as they were added.
+		p.k, p.kt, p.jn, p.jo = make([]int64, G*G), make([]int64, G*G), make([]int64, G*G), make([]int64, G*G)
+	} else if p.A >= 0 {
+		p.clearSparse(s, t, p.A)
+	}
+	p.A = A
 	p.nIn = resize32(p.nIn, G)
 	p.la = resize64(p.la, G)
-	p.k = resize64(p.k, G*G)
-	// na, oa, rn, roa and pn are written whole below: grown, not cleared.
-	p.na = slices.Grow(p.na[:0], G*G)[:G*G]
-	p.oa = slices.Grow(p.oa[:0], G*G)[:G*G]
+	// rn, roa, pn and kn are written whole below: grown, not cleared.
 	p.rn = slices.Grow(p.rn[:0], G*(G+1))[:G*(G+1)]
 	p.roa = slices.Grow(p.roa[:0], G*(G+1))[:G*(G+1)]
 	p.pn = slices.Grow(p.pn[:0], G+1)[:G+1]
+	p.kn = slices.Grow(p.kn[:0], G*(G+1))[:G*(G+1)]
+	p.rowN = slices.Grow(p.rowN[:0], G)[:G]
+	p.rowO = slices.Grow(p.rowO[:0], G)[:G]
 	in := t.inR[t.inOff[A]:t.inOff[A+1]]
 	for _, u := range in {
 		p.inA[u] = A + 1
@@ -591,31 +604,11 @@ func (t *DragonflyFree) pieces(s *synthLayout, A int32) *dfPieces {
 		p.nIn[C]++
 		for _, B := range s.lgrp[s.lOff[u]:s.lOff[u+1]] {
 			p.k[C*G+int(B)] += fu
-		}
-	}
-	// The group terms (who links into whose group), row by row.
-	for C := range G {
-		na, oa := p.na[C*G:(C+1)*G], p.oa[C*G:(C+1)*G]
-		kc, lfc := p.k[C*G:(C+1)*G], t.lf[C*G:(C+1)*G]
-		lc, wc := p.la[C], t.wf[C]
-		for C2 := range G {
-			if C == C2 || C2 == int(A) {
-				na[C2], oa[C2] = 0, 0
-				continue
-			}
-			lc2, kc2c := p.la[C2], p.k[C2*G+C]
-			if C != int(A) {
-				kcc2 := kc[C2]
-				na[C2] = kcc2*lc2 + lc*kc2c - kcc2*kc2c
-			} else {
-				na[C2] = 0
-			}
-			lf := lfc[C2]
-			oa[C2] = lf*lc2 + wc*kc2c - lf*kc2c
+			p.kt[int(B)*G+C] += fu
 		}
 	}
 	// Joined and two-link pairs: a piece's router u with any router v (of a
-	// whole group), and with another piece's.
+	// whole group: jo[B][C]), and with another piece's (jn[C][B]).
 	for _, u := range in {
 		C := int(u / a)
 		fu := int64(t.f[u])
@@ -626,17 +619,38 @@ func (t *DragonflyFree) pieces(s *synthLayout, A int32) *dfPieces {
 					continue
 				}
 				B := int(v / a)
-				p.oa[B*G+C] += fu * fv
+				p.jo[B*G+C] += fu * fv
 				if p.inA[v] == A+1 && B != int(A) {
-					p.na[C*G+B] += fu * fv
+					p.jn[C*G+B] += fu * fv
 				}
 			}
 		}
 	}
+	// Row by row: na (pieces with pieces) and oa (whole groups with pieces),
+	// the group terms (who links into whose group) and the pairs above, kept
+	// as prefix sums only (na[C][C2] = rn[C][C2+1] - rn[C][C2]).
 	p.pn[0] = 0
+	na, oa := p.rowN, p.rowO
 	for C := range G {
+		kc, ktc, lfc := p.k[C*G:(C+1)*G], p.kt[C*G:(C+1)*G], t.lf[C*G:(C+1)*G]
+		jn, jo := p.jn[C*G:(C+1)*G], p.jo[C*G:(C+1)*G]
+		lc, wc := p.la[C], t.wf[C]
+		for C2 := range G {
+			if C == C2 || C2 == int(A) {
+				na[C2], oa[C2] = 0, 0
+				continue
+			}
+			lc2, kc2c := p.la[C2], ktc[C2]
+			if C != int(A) {
+				kcc2 := kc[C2]
+				na[C2] = kcc2*lc2 + lc*kc2c - kcc2*kc2c + jn[C2]
+			} else {
+				na[C2] = 0
+			}
+			lf := lfc[C2]
+			oa[C2] = lf*lc2 + wc*kc2c - lf*kc2c + jo[C2]
+		}
 		rn, roa := p.rn[C*(G+1):(C+1)*(G+1)], p.roa[C*(G+1):(C+1)*(G+1)]
-		na, oa := p.na[C*G:(C+1)*G], p.oa[C*G:(C+1)*G]
 		rn[0], roa[0] = 0, 0
 		for j := range G {
 			rn[j+1] = rn[j] + na[j]
@@ -644,10 +658,47 @@ func (t *DragonflyFree) pieces(s *synthLayout, A int32) *dfPieces {
 		}
 		// pn[C+1] = pn[C] + row and column C below C (na symmetric).
 		p.pn[C+1] = p.pn[C] + 2*rn[C]
+		prev, next := p.kn[C*G:(C+1)*G], p.kn[(C+1)*G:(C+2)*G]
+		if C == 0 {
+			clear(prev)
+		}
+		for B := range G {
+			next[B] = prev[B] + kc[B]
+		}
 	}
 	// inA[u] == A+1 stays true of u (it links into A) whatever group comes next:
 	// no clearing.
 	return p
+}
+
+// clearSparse zeroes the entries of k, kt, jn and jo that group A's pieces set.
+func (p *dfPieces) clearSparse(s *synthLayout, t *DragonflyFree, A int32) {
+	G, a := s.groups, int32(s.a)
+	for _, u := range t.inR[t.inOff[A]:t.inOff[A+1]] {
+		C := int(u / a)
+		for _, B := range s.lgrp[s.lOff[u]:s.lOff[u+1]] {
+			p.k[C*G+int(B)], p.kt[int(B)*G+C] = 0, 0
+		}
+		for _, nb := range [2][]int32{s.glob[s.gOff[u]:s.gOff[u+1]], s.two[s.tOff[u]:s.tOff[u+1]]} {
+			for _, v := range nb {
+				B := int(v / a)
+				p.jo[B*G+C], p.jn[C*G+B] = 0, 0
+			}
+		}
+	}
+}
+
+// na is the closeness of the pieces of groups C and C2 (rn's difference).
+func (p *dfPieces) naAt(G int, C, C2 int32) int64 {
+	i := int(C)*(G+1) + int(C2)
+	return p.rn[i+1] - p.rn[i]
+}
+
+// oaAt is the closeness of the whole group B and the piece of C (roa's
+// difference).
+func (p *dfPieces) oaAt(G int, B, C int32) int64 {
+	i := int(B)*(G+1) + int(C)
+	return p.roa[i+1] - p.roa[i]
 }
 
 // resize64 returns b with length n, zeroed, reusing its array when it can.
@@ -760,15 +811,13 @@ func (s *synthLayout) dragonflySumFree(g *Graph, t *DragonflyFree, A int32, ids,
 		if direct := P*P/2+W*P <= E*E+W*(E+1)+E; t.pieceSums == 1 || (direct && t.pieceSums != 2) {
 			// Pieces with one another, and with the whole groups, pair by pair.
 			for i, C := range sc.piece {
-				row := p.na[int(C)*G:]
 				for _, C2 := range sc.piece[i+1:] {
-					cl += row[C2]
+					cl += p.naAt(G, C, C2)
 				}
 			}
 			for _, B := range sc.whole {
-				row := p.oa[int(B)*G:]
 				for _, C := range sc.piece {
-					cl += row[C]
+					cl += p.oaAt(G, B, C)
 				}
 			}
 		} else {
@@ -778,17 +827,15 @@ func (s *synthLayout) dragonflySumFree(g *Graph, t *DragonflyFree, A int32, ids,
 			pp := p.pn[n]
 			for i, B := range sc.other {
 				pp -= 2 * p.rn[int(B)*(G+1)+n]
-				row := p.na[int(B)*G:]
 				for _, C := range sc.other[:i] {
-					pp += 2 * row[C]
+					pp += 2 * p.naAt(G, B, C)
 				}
 			}
 			cl += pp / 2
 			for _, B := range sc.whole {
-				row := p.oa[int(B)*G:]
 				v := p.roa[int(B)*(G+1)+n]
 				for _, C := range sc.other {
-					v -= row[C]
+					v -= p.oaAt(G, B, C)
 				}
 				cl += v
 			}
@@ -805,8 +852,16 @@ func (s *synthLayout) dragonflySumFree(g *Graph, t *DragonflyFree, A int32, ids,
 			for _, C := range sc.whole {
 				v += t.lf[int(C)*G+int(B)]
 			}
-			for _, C := range sc.piece {
-				v += p.k[int(C)*G+int(B)]
+			if len(sc.piece) == 0 || t.pieceSums == 1 || (t.pieceSums != 2 && len(sc.piece) <= len(sc.other)+1) {
+				for _, C := range sc.piece {
+					v += p.k[int(C)*G+int(B)]
+				}
+			} else {
+				// The pieces' range less its other groups.
+				v += p.kn[int(hi+1)*G+int(B)]
+				for _, C := range sc.other {
+					v -= p.k[int(C)*G+int(B)]
+				}
 			}
 			sc.sl[B] = v
 		}
