@@ -15,7 +15,10 @@ import (
 // same for every c on x, centered on x's smallest). Without list it counts the
 // candidate's hosts per router (the nearer routers whole, the cutoff's by a merge
 // of the routers at 1 or 2, or by the free hosts in index order less the near
-// ones) and scores it from the counts (HopKeys.DragonflyCountSum), the hosts never
+// ones) and scores it from the counts (HopKeys.DragonflyCountSumFree: the groups it
+// holds whole, and the pieces of x's group, the routers of a group linking into
+// it, from the decision's tables of free hosts, topo.DragonflyFree, built for its
+// first such candidate; the other routers router by router), the hosts never
 // listed; with list it sets a.set to the hosts (the winner's). It returns the score
 // and the work done (hosts and routers looked at).
 func (a *graphGenAlg) routerJob(x int32, near, dist []int32, k int, list bool) (int64, int, error) {

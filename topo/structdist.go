@@ -473,10 +473,13 @@ type DragonflyFree struct {
 
 // dfPieces is the tables of the pieces of group A (A = -1: none yet). For groups
 // C, C' != A: la[C] = lf[C][A] the free hosts of C's piece, nIn[C] its routers,
-// k[C*G+B] its free hosts on routers linking into B, na[C*G+C'] the closeness of
-// the pieces of C and C', oa[B*G+C'] that of the whole group B and the piece of
-// C'; rn and roa their prefix sums by row (rn[C*(G+1)+j] = sum over C' < j of
-// na[C][C']) and pn[j] the sum of na over C, C' < j.
+// k[C*G+B] its free hosts on routers linking into B (kt: transposed), and, kept
+// only as prefix sums by row, the closeness na of the pieces of C and C' and oa
+// of the whole group B and the piece of C': rn[C*(G+1)+j] = sum over C' < j of
+// na[C][C'] (naAt), roa likewise (oaAt); pn[j] the sum of na over C, C' < j, and
+// kn[j*G+B] the sum over C < j of k[C][B]. O(groups^2 + the pieces' routers x
+// (global links + two-link neighbours)) per group A, made when a set of one of
+// its centers first needs them.
 type dfPieces struct {
 	A                      int32
 	inA                    []int32 // router -> A+1 when it links into A
@@ -709,9 +712,9 @@ func resize64(b []int64, n int) []int64 {
 }
 
 // DragonflyCountSumFree is DragonflyCountSum of the set with counts[i] > 0 hosts on
-// key keys[i] (distinct keys), the free hosts being t's: the groups the set holds
-// whole, and with center >= 0 (a key) the pieces of the center's group (when the
-// set has at least groups/2 routers), are scored from t's tables (with one another
+// key keys[i] (distinct keys), the free hosts being t's: when the set has at least
+// groups/2 routers, the groups it holds whole, and with center >= 0 (a key) the
+// pieces of the center's group, are scored from t's tables (with one another
 // in groups^2 or, over the pieces' range, in (its other groups)^2; with the set's
 // other routers per global link), only the other routers router by router
 // (dfPairs). The same value, whatever t and center (false without a dragonfly's
@@ -720,8 +723,13 @@ func (hk *HopKeys) DragonflyCountSumFree(t *DragonflyFree, center int32, keys, c
 	if hk.df == nil || t == nil {
 		return 0, false
 	}
+	if len(keys) < t.pieceMinSize {
+		// A small set (a few of the center's neighbours): by routers, the
+		// units' bookkeeping would cost more than it saves.
+		return hk.df.dragonflySumCounts(hk.g, keys, hk.keyRouter, counts), true
+	}
 	A := int32(-1)
-	if center >= 0 && len(keys) >= t.pieceMinSize {
+	if center >= 0 {
 		A = hk.keyRouter[center] / int32(hk.df.a)
 	}
 	return hk.df.dragonflySumFree(hk.g, t, A, keys, hk.keyRouter, counts), true
