@@ -43,8 +43,10 @@ import (
 // makes one candidate per group of each level from free counts and prefix sums,
 // O(groups x levels); on a dragonfly (HopKeys.Near) whose hosts all hang on their
 // routers, routerJob (genalg_graph_df.go) counts each router's candidate per router
-// and scores it from the counts (HopKeys.DragonflyCountSum), O(routers of the
-// candidate x global links^2). Only the winner's hosts are listed. On a network
+// and scores it from the counts (HopKeys.DragonflyCountSumFree: whole groups and
+// the pieces of the center's group, its routers' two-hop routers per group, from
+// per-decision and per-group tables; the other routers O(global links^2) each).
+// Only the winner's hosts are listed. On a network
 // read from a file whose hosts all hang on anchors and are numbered key by key (a
 // fat tree's dump), a key's one candidate (when it takes in all the key's hosts) is
 // scored from its hosts per key and anchor and the key table (classCount), listed
@@ -96,6 +98,11 @@ type graphGenAlg struct {
 	rKeysB      []int32 // the routers at the cutoff distance, by bucket of keys
 	bOff        []int32 // their buckets' offsets in rKeysB
 	keyRuns     bool    // the hosts of every key are consecutive, the keys ascending
+	// The free hosts' per-group tables (topo.DragonflyFree) of this decision,
+	// built for its first candidate that is scored from counts (dfFreeOK).
+	dfFree      *topo.DragonflyFree
+	dfFreeOK    bool
+	fKeys, fCnt []int32
 
 	// A key's candidate scored from counts (classCount): every host pendant, the
 	// hosts of every key consecutive and the keys ascending (keyRuns), a key table.
@@ -206,6 +213,7 @@ func (a *graphGenAlg) AllocateContext(ctx context.Context, k int) ([]int, error)
 	}
 	a.group()
 	a.bestScore, a.bestCenter, a.bestKey, a.bestLazy = 0, -1, -1, false
+	a.dfFreeOK = false
 	work := 0
 	poll := func(w int) error {
 		if work += w; work >= genalgCtxWork {

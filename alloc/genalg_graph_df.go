@@ -15,7 +15,10 @@ import (
 // same for every c on x, centered on x's smallest). Without list it counts the
 // candidate's hosts per router (the nearer routers whole, the cutoff's by a merge
 // of the routers at 1 or 2, or by the free hosts in index order less the near
-// ones) and scores it from the counts (HopKeys.DragonflyCountSum), the hosts never
+// ones) and scores it from the counts (HopKeys.DragonflyCountSumFree: the groups it
+// holds whole, and the pieces of x's group, the routers of a group linking into
+// it, from the decision's tables of free hosts, topo.DragonflyFree, built for its
+// first such candidate; the other routers router by router), the hosts never
 // listed; with list it sets a.set to the hosts (the winner's). It returns the score
 // and the work done (hosts and routers looked at).
 func (a *graphGenAlg) routerJob(x int32, near, dist []int32, k int, list bool) (int64, int, error) {
@@ -197,7 +200,17 @@ func (a *graphGenAlg) routerJob(x int32, near, dist []int32, k int, list bool) (
 	if list {
 		return 0, work, nil
 	}
-	s, ok := a.hk.DragonflyCountSum(a.rKeys, a.rCnt)
+	if !a.dfFreeOK {
+		// The free hosts' per-group tables, once a decision, when a candidate
+		// first goes past its router's neighbours (whole groups are then likely).
+		a.fKeys, a.fCnt = a.fKeys[:0], a.fCnt[:0]
+		for _, y := range a.keys {
+			a.fKeys, a.fCnt = append(a.fKeys, y), append(a.fCnt, a.grpOff[2*y+2]-a.grpOff[2*y+1])
+		}
+		a.dfFree, a.dfFreeOK = a.hk.DragonflyFree(a.dfFree, a.fKeys, a.fCnt)
+		work += len(a.keys)
+	}
+	s, ok := a.hk.DragonflyCountSumFree(a.dfFree, x, a.rKeys, a.rCnt)
 	if !ok {
 		return 0, work, fmt.Errorf("genalg: no dragonfly closed form for key %d", x)
 	}

@@ -217,6 +217,10 @@ type dfScratch struct {
 	// a link into A: inLinks[iOff[i]:iOff[i+1]]. Counting sorts, no comparisons.
 	byGroup, rOff, iOff, fill []int32
 	inLinks                   []dfInLink
+	// dragonflySumFree: the set's whole groups, its pieces, its routers in the
+	// other groups, and the other groups of the pieces' range.
+	whole, piece, single, other []int32
+	sl                          []int64
 }
 
 type dfRouterW struct{ stamp, w int32 }
@@ -224,6 +228,13 @@ type dfRouterW struct{ stamp, w int32 }
 type dfGroupW struct {
 	stamp, idx int32
 	w          int64
+	// dragonflySumFree: the set's routers holding all their free hosts, those of
+	// them linking into the center's group, every router of the set; the group's
+	// kind (unitSingle, unitWhole, unitPiece: the piece, its other routers
+	// single); the hosts on its single routers (those outside its unit).
+	full, inFull, cnt int32
+	nSingle           int32
+	unit              uint8
 }
 
 type dfInW struct {
@@ -266,7 +277,8 @@ func (s *synthLayout) dfStart(g *Graph) *dfScratch {
 	R := s.a * s.groups
 	sc, _ := s.scratch.Get().(*dfScratch)
 	if sc == nil {
-		sc = &dfScratch{rw: make([]dfRouterW, R), gw: make([]dfGroupW, s.groups), in: make([]dfInW, s.groups)}
+		sc = &dfScratch{rw: make([]dfRouterW, R), gw: make([]dfGroupW, s.groups), in: make([]dfInW, s.groups),
+			sl: make([]int64, s.groups)}
 	}
 	if sc.gen > 1<<30 || sc.bGen > 1<<30 {
 		clear(sc.rw)
@@ -282,7 +294,7 @@ func (s *synthLayout) dfStart(g *Graph) *dfScratch {
 // inGroup counts c more of the job's hosts in group A (listing A once a stamp).
 func (sc *dfScratch) inGroup(A, c int32) {
 	if sc.gw[A].stamp != sc.gen {
-		sc.gw[A] = dfGroupW{sc.gen, int32(len(sc.groups)), 0}
+		sc.gw[A] = dfGroupW{stamp: sc.gen, idx: int32(len(sc.groups))}
 		sc.groups = append(sc.groups, A)
 	}
 	sc.gw[A].w += int64(c)
@@ -430,4 +442,551 @@ func (g *Graph) FatTreeSpans() []int {
 		return s.span
 	}
 	return nil
+}
+
+// DragonflyFree is the tables of a dragonfly's free hosts (one decision's) with
+// which DragonflyCountSumFree scores a set's whole groups and pieces as units, not
+// router by router. A group is whole in a set when the set holds every free host of
+// every router of it; it is a piece of group A (the center's group) when the set
+// holds, of it, exactly the free hosts of its routers with a global link into A
+// (A's two-hop routers there: the part of the group a center of A takes when the
+// group is neither its own nor one its links reach). For groups B != C: wf[B] free
+// hosts of B, lf[B*G+C] the free hosts of B on routers with a global link into C,
+// and m[B*G+C] the closeness of the two whole groups: the sum, over the pairs of
+// their free hosts, of 3 less the routers' distance (structdist.go's closed form: 1
+// when a router of one links into the other's group, plus 1 when the two routers
+// are joined or are two global links apart through a third group only):
+//
+//	lf[B][C] wf[C] + wf[B] lf[C][B] - lf[B][C] lf[C][B] + joined(B, C) + two(B, C).
+//
+// Built in O(routers x (global links + two-link neighbours) + groups^2); the
+// pieces' tables (dfPieces) per group A when first asked for.
+type DragonflyFree struct {
+	f            []int32 // free hosts per router index
+	nr           []int32 // routers with a free host per group
+	wf, lf, m    []int64
+	inOff, inR   []int32 // the routers with a free host and a link into group A: inR[inOff[A]:inOff[A+1]]
+	pc           dfPieces
+	pieceMinSize int // sets of fewer routers are scored without the pieces' tables
+	pieceSums    int // tests: 1 sums the pieces pair by pair, 2 by the range less its other groups
+}
+
+// dfPieces is the tables of the pieces of group A (A = -1: none yet). For groups
+// C, C' != A: la[C] = lf[C][A] the free hosts of C's piece, nIn[C] its routers,
+// k[C*G+B] its free hosts on routers linking into B (kt: transposed), and, kept
+// only as prefix sums by row, the closeness na of the pieces of C and C' and oa
+// of the whole group B and the piece of C': rn[C*(G+1)+j] = sum over C' < j of
+// na[C][C'] (naAt), roa likewise (oaAt); pn[j] the sum of na over C, C' < j, and
+// kn[j*G+B] the sum over C < j of k[C][B]. O(groups^2 + the pieces' routers x
+// (global links + two-link neighbours)) per group A, made when a set of one of
+// its centers first needs them.
+type dfPieces struct {
+	A                      int32
+	inA                    []int32 // router -> A+1 when it links into A
+	nIn                    []int32
+	la, k, kt, rn, roa, pn []int64
+	kn                     []int64 // kn[n*G+B] = sum over C < n of k[C][B]
+	jn, jo                 []int64 // joined and two-link pairs (scratch of pieces)
+	rowN, rowO             []int64
+}
+
+const (
+	unitSingle = iota
+	unitWhole
+	unitPiece
+)
+
+// DragonflyFree returns the tables of the free hosts counts[i] on key keys[i]
+// (distinct keys, counts > 0; every other key has none) on a dragonfly with Near's
+// short form, reusing t's arrays when t is not nil; false on any other network.
+func (hk *HopKeys) DragonflyFree(t *DragonflyFree, keys, counts []int32) (*DragonflyFree, bool) {
+	s := hk.df
+	if s == nil {
+		return nil, false
+	}
+	s.dfIndex(hk.g)
+	if t == nil {
+		t = &DragonflyFree{pc: dfPieces{A: -1}}
+	}
+	R, G, a := s.a*s.groups, s.groups, int32(s.a)
+	if t.pc.A >= 0 && len(t.pc.k) == G*G {
+		t.pc.clearSparse(s, t, t.pc.A) // from the last decision's lists
+	}
+	t.f = resize32(t.f, R)
+	t.nr = resize32(t.nr, G)
+	t.wf = resize64(t.wf, G)
+	t.lf = resize64(t.lf, G*G)
+	t.m = resize64(t.m, G*G)
+	t.pc.A = -1
+	t.pieceMinSize = G / 2
+	for i, x := range keys {
+		r := hk.keyRouter[x]
+		c := counts[i]
+		t.f[r] = c
+		B := r / a
+		t.nr[B]++
+		t.wf[B] += int64(c)
+	}
+	t.inOff = resize32(t.inOff, G+1)
+	for r := range int32(R) {
+		fu := int64(t.f[r])
+		if fu == 0 {
+			continue
+		}
+		B := int(r / a)
+		for _, C := range s.lgrp[s.lOff[r]:s.lOff[r+1]] {
+			t.lf[B*G+int(C)] += fu
+			t.inOff[C+1]++
+		}
+		// Joined routers and routers two global links apart: each unordered pair
+		// once from either side, into m[B][C] and m[C][B].
+		for _, v := range s.glob[s.gOff[r]:s.gOff[r+1]] {
+			t.m[B*G+int(v/a)] += fu * int64(t.f[v])
+		}
+		for _, v := range s.two[s.tOff[r]:s.tOff[r+1]] {
+			t.m[B*G+int(v/a)] += fu * int64(t.f[v])
+		}
+	}
+	for B := range G {
+		t.inOff[B+1] += t.inOff[B]
+		for C := range G {
+			if B != C {
+				lbc, lcb := t.lf[B*G+C], t.lf[C*G+B]
+				t.m[B*G+C] += lbc*t.wf[C] + t.wf[B]*lcb - lbc*lcb
+			}
+		}
+	}
+	t.inR = resize32(t.inR, int(t.inOff[G]))
+	fill := append([]int32(nil), t.inOff[:G]...)
+	for r := range int32(R) {
+		if t.f[r] == 0 {
+			continue
+		}
+		for _, C := range s.lgrp[s.lOff[r]:s.lOff[r+1]] {
+			t.inR[fill[C]] = r
+			fill[C]++
+		}
+	}
+	return t, true
+}
+
+// pieces makes the pieces' tables of group A (dfPieces), unless they are A's.
+func (t *DragonflyFree) pieces(s *synthLayout, A int32) *dfPieces {
+	p := &t.pc
+	if p.A == A {
+		return p
+	}
+	G, a := s.groups, int32(s.a)
+	R := s.a * s.groups
+	if len(p.inA) != R {
+		p.inA = make([]int32, R)
+	}
+	if len(p.k) != G*G {
+		// k, kt (k transposed), jn and jo are kept zero between groups: their
+		// entries are cleared one by one, as they were added.
+		p.k, p.kt, p.jn, p.jo = make([]int64, G*G), make([]int64, G*G), make([]int64, G*G), make([]int64, G*G)
+	} else if p.A >= 0 {
+		p.clearSparse(s, t, p.A)
+	}
+	p.A = A
+	p.nIn = resize32(p.nIn, G)
+	p.la = resize64(p.la, G)
+	// rn, roa, pn and kn are written whole below: grown, not cleared.
+	p.rn = slices.Grow(p.rn[:0], G*(G+1))[:G*(G+1)]
+	p.roa = slices.Grow(p.roa[:0], G*(G+1))[:G*(G+1)]
+	p.pn = slices.Grow(p.pn[:0], G+1)[:G+1]
+	p.kn = slices.Grow(p.kn[:0], G*(G+1))[:G*(G+1)]
+	p.rowN = slices.Grow(p.rowN[:0], G)[:G]
+	p.rowO = slices.Grow(p.rowO[:0], G)[:G]
+	in := t.inR[t.inOff[A]:t.inOff[A+1]]
+	for _, u := range in {
+		p.inA[u] = A + 1
+		C := int(u / a)
+		fu := int64(t.f[u])
+		p.la[C] += fu
+		p.nIn[C]++
+		for _, B := range s.lgrp[s.lOff[u]:s.lOff[u+1]] {
+			p.k[C*G+int(B)] += fu
+			p.kt[int(B)*G+C] += fu
+		}
+	}
+	// Joined and two-link pairs: a piece's router u with any router v (of a
+	// whole group: jo[B][C]), and with another piece's (jn[C][B]).
+	for _, u := range in {
+		C := int(u / a)
+		fu := int64(t.f[u])
+		for _, nb := range [2][]int32{s.glob[s.gOff[u]:s.gOff[u+1]], s.two[s.tOff[u]:s.tOff[u+1]]} {
+			for _, v := range nb {
+				fv := int64(t.f[v])
+				if fv == 0 {
+					continue
+				}
+				B := int(v / a)
+				p.jo[B*G+C] += fu * fv
+				if p.inA[v] == A+1 && B != int(A) {
+					p.jn[C*G+B] += fu * fv
+				}
+			}
+		}
+	}
+	// Row by row: na (pieces with pieces) and oa (whole groups with pieces),
+	// the group terms (who links into whose group) and the pairs above, kept
+	// as prefix sums only (na[C][C2] = rn[C][C2+1] - rn[C][C2]).
+	p.pn[0] = 0
+	na, oa := p.rowN, p.rowO
+	for C := range G {
+		kc, ktc, lfc := p.k[C*G:(C+1)*G], p.kt[C*G:(C+1)*G], t.lf[C*G:(C+1)*G]
+		jn, jo := p.jn[C*G:(C+1)*G], p.jo[C*G:(C+1)*G]
+		lc, wc := p.la[C], t.wf[C]
+		for C2 := range G {
+			if C == C2 || C2 == int(A) {
+				na[C2], oa[C2] = 0, 0
+				continue
+			}
+			lc2, kc2c := p.la[C2], ktc[C2]
+			if C != int(A) {
+				kcc2 := kc[C2]
+				na[C2] = kcc2*lc2 + lc*kc2c - kcc2*kc2c + jn[C2]
+			} else {
+				na[C2] = 0
+			}
+			lf := lfc[C2]
+			oa[C2] = lf*lc2 + wc*kc2c - lf*kc2c + jo[C2]
+		}
+		rn, roa := p.rn[C*(G+1):(C+1)*(G+1)], p.roa[C*(G+1):(C+1)*(G+1)]
+		rn[0], roa[0] = 0, 0
+		for j := range G {
+			rn[j+1] = rn[j] + na[j]
+			roa[j+1] = roa[j] + oa[j]
+		}
+		// pn[C+1] = pn[C] + row and column C below C (na symmetric).
+		p.pn[C+1] = p.pn[C] + 2*rn[C]
+		prev, next := p.kn[C*G:(C+1)*G], p.kn[(C+1)*G:(C+2)*G]
+		if C == 0 {
+			clear(prev)
+		}
+		for B := range G {
+			next[B] = prev[B] + kc[B]
+		}
+	}
+	// inA[u] == A+1 stays true of u (it links into A) whatever group comes next:
+	// no clearing.
+	return p
+}
+
+// clearSparse zeroes the entries of k, kt, jn and jo that group A's pieces set.
+func (p *dfPieces) clearSparse(s *synthLayout, t *DragonflyFree, A int32) {
+	G, a := s.groups, int32(s.a)
+	for _, u := range t.inR[t.inOff[A]:t.inOff[A+1]] {
+		C := int(u / a)
+		for _, B := range s.lgrp[s.lOff[u]:s.lOff[u+1]] {
+			p.k[C*G+int(B)], p.kt[int(B)*G+C] = 0, 0
+		}
+		for _, nb := range [2][]int32{s.glob[s.gOff[u]:s.gOff[u+1]], s.two[s.tOff[u]:s.tOff[u+1]]} {
+			for _, v := range nb {
+				B := int(v / a)
+				p.jo[B*G+C], p.jn[C*G+B] = 0, 0
+			}
+		}
+	}
+}
+
+// na is the closeness of the pieces of groups C and C2 (rn's difference).
+func (p *dfPieces) naAt(G int, C, C2 int32) int64 {
+	i := int(C)*(G+1) + int(C2)
+	return p.rn[i+1] - p.rn[i]
+}
+
+// oaAt is the closeness of the whole group B and the piece of C (roa's
+// difference).
+func (p *dfPieces) oaAt(G int, B, C int32) int64 {
+	i := int(B)*(G+1) + int(C)
+	return p.roa[i+1] - p.roa[i]
+}
+
+// resize64 returns b with length n, zeroed, reusing its array when it can.
+func resize64(b []int64, n int) []int64 {
+	b = slices.Grow(b[:0], n)[:n]
+	clear(b)
+	return b
+}
+
+// DragonflyCountSumFree is DragonflyCountSum of the set with counts[i] > 0 hosts on
+// key keys[i] (distinct keys), the free hosts being t's: when the set has at least
+// groups/2 routers, the groups it holds whole, and with center >= 0 (a key) the
+// pieces of the center's group, are scored from t's tables (with one another
+// in groups^2 or, over the pieces' range, in (its other groups)^2; with the set's
+// other routers per global link), only the other routers router by router
+// (dfPairs). The same value, whatever t and center (false without a dragonfly's
+// short form).
+func (hk *HopKeys) DragonflyCountSumFree(t *DragonflyFree, center int32, keys, counts []int32) (int64, bool) {
+	if hk.df == nil || t == nil {
+		return 0, false
+	}
+	if len(keys) < t.pieceMinSize {
+		// A small set (a few of the center's neighbours): by routers, the
+		// units' bookkeeping would cost more than it saves.
+		return hk.df.dragonflySumCounts(hk.g, keys, hk.keyRouter, counts), true
+	}
+	A := int32(-1)
+	if center >= 0 {
+		A = hk.keyRouter[center] / int32(hk.df.a)
+	}
+	return hk.df.dragonflySumFree(hk.g, t, A, keys, hk.keyRouter, counts), true
+}
+
+// dragonflySumFree is dragonflySumCounts with the set's whole groups, and with A
+// >= 0 the pieces of group A, scored from t (DragonflyFree).
+func (s *synthLayout) dragonflySumFree(g *Graph, t *DragonflyFree, A int32, ids, router, counts []int32) int64 {
+	sc := s.dfStart(g)
+	defer s.scratch.Put(sc)
+	gen := sc.gen
+	a := int32(s.a)
+	G := s.groups
+	var p *dfPieces
+	if A >= 0 {
+		p = t.pieces(s, A)
+	}
+	var k, wr2 int64
+	for i, r := range ids {
+		if router != nil {
+			r = router[r]
+		}
+		c := counts[i]
+		k += int64(c)
+		wr2 += int64(c) * int64(c)
+		sc.rw[r] = dfRouterW{gen, c}
+		sc.routers = append(sc.routers, r)
+		B := r / a
+		sc.inGroup(B, c)
+		gw := &sc.gw[B]
+		gw.cnt++
+		if c == t.f[r] {
+			gw.full++
+			if p != nil && p.inA[r] == A+1 {
+				gw.inFull++
+			}
+		}
+	}
+	// Host pairs in one group on different routers, and in different groups; the
+	// groups' kinds.
+	var sumW2 int64
+	sc.whole, sc.piece = sc.whole[:0], sc.piece[:0]
+	hi := int32(-1) // the last piece's group
+	for _, B := range sc.groups {
+		gw := &sc.gw[B]
+		sumW2 += gw.w * gw.w
+		switch {
+		case gw.full == t.nr[B]:
+			gw.unit = unitWhole
+			sc.whole = append(sc.whole, B)
+		case p != nil && B != A && p.nIn[B] > 0 && gw.inFull == p.nIn[B]:
+			// Every router of B linking into A, all its free hosts: the
+			// piece; B's other routers in the set are single.
+			gw.unit = unitPiece
+			sc.piece = append(sc.piece, B)
+			hi = max(hi, B)
+		}
+	}
+	sc.single = sc.single[:0]
+	for _, r := range sc.routers {
+		if u := sc.gw[r/a].unit; u == unitSingle || (u == unitPiece && p.inA[r] != A+1) {
+			sc.single = append(sc.single, r)
+			sc.gw[r/a].nSingle++
+		}
+	}
+	sameGroup := (sumW2 - wr2) / 2
+	diffGroup := (k*k - sumW2) / 2
+	// Whole groups with one another.
+	var cl int64
+	for i, B := range sc.whole {
+		row := t.m[int(B)*G:]
+		for _, C := range sc.whole[i+1:] {
+			cl += row[C]
+		}
+	}
+	if len(sc.piece) > 0 {
+		// The other groups of the pieces' range [0, hi]: whole, single or not
+		// in the set.
+		sc.other = sc.other[:0]
+		for B := range hi + 1 {
+			if sc.gw[B].stamp != gen || sc.gw[B].unit != unitPiece {
+				sc.other = append(sc.other, B)
+			}
+		}
+		P, E := len(sc.piece), len(sc.other)
+		W := len(sc.whole)
+		if direct := P*P/2+W*P <= E*E+W*(E+1)+E; t.pieceSums == 1 || (direct && t.pieceSums != 2) {
+			// Pieces with one another, and with the whole groups, pair by pair.
+			for i, C := range sc.piece {
+				for _, C2 := range sc.piece[i+1:] {
+					cl += p.naAt(G, C, C2)
+				}
+			}
+			for _, B := range sc.whole {
+				for _, C := range sc.piece {
+					cl += p.oaAt(G, B, C)
+				}
+			}
+		} else {
+			// By the range's sums less its other groups: pairs of pieces
+			// (na symmetric, zero on the diagonal) and whole with pieces.
+			n := int(hi) + 1
+			pp := p.pn[n]
+			for i, B := range sc.other {
+				pp -= 2 * p.rn[int(B)*(G+1)+n]
+				for _, C := range sc.other[:i] {
+					pp += 2 * p.naAt(G, B, C)
+				}
+			}
+			cl += pp / 2
+			for _, B := range sc.whole {
+				v := p.roa[int(B)*(G+1)+n]
+				for _, C := range sc.other {
+					v -= p.oaAt(G, B, C)
+				}
+				cl += v
+			}
+		}
+	}
+	// The other routers with the units: per group B of them, sl[B] the units'
+	// hosts on routers linking into B.
+	if len(sc.whole)+len(sc.piece) > 0 {
+		for _, B := range sc.groups {
+			if sc.gw[B].nSingle == 0 {
+				continue
+			}
+			var v int64
+			for _, C := range sc.whole {
+				v += t.lf[int(C)*G+int(B)]
+			}
+			if len(sc.piece) == 0 || t.pieceSums == 1 || (t.pieceSums != 2 && len(sc.piece) <= len(sc.other)+1) {
+				for _, C := range sc.piece {
+					v += p.k[int(C)*G+int(B)]
+				}
+			} else {
+				// The pieces' range less its other groups.
+				v += p.kn[int(hi+1)*G+int(B)]
+				for _, C := range sc.other {
+					v -= p.k[int(C)*G+int(B)]
+				}
+			}
+			sc.sl[B] = v
+		}
+	}
+	cl += s.dfPairsSingles(sc, t, p, gen)
+	return 2*(k*(k-1)/2) + sameGroup + 3*diffGroup - cl
+}
+
+// dfPairsSingles is the closeness (3 less the routers' distance, summed over host
+// pairs in different groups) of the set's routers outside its units (sc.single)
+// with one another and with the units (whole groups: t's tables; pieces: p's;
+// sc.sl per group of them): dfPairs's passes over those routers only, each
+// looked-up router or group counted with the singles or with the units.
+func (s *synthLayout) dfPairsSingles(sc *dfScratch, t *DragonflyFree, p *dfPieces, gen int32) int64 {
+	a := int32(s.a)
+	G := s.groups
+	rw, gw := sc.rw, sc.gw
+	NG := len(sc.groups)
+	sc.rOff = resize32(sc.rOff, NG+1)
+	sc.iOff = resize32(sc.iOff, NG+1)
+	for _, r := range sc.single {
+		sc.rOff[gw[r/a].idx+1]++
+		for _, A := range s.lgrp[s.lOff[r]:s.lOff[r+1]] {
+			if gw[A].stamp == gen && gw[A].nSingle > 0 {
+				sc.iOff[gw[A].idx+1]++
+			}
+		}
+	}
+	for i := range NG {
+		sc.rOff[i+1] += sc.rOff[i]
+		sc.iOff[i+1] += sc.iOff[i]
+	}
+	sc.byGroup = resize32(sc.byGroup, len(sc.single))
+	sc.inLinks = slices.Grow(sc.inLinks[:0], int(sc.iOff[NG]))[:sc.iOff[NG]]
+	sc.fill = resize32(sc.fill, 2*NG)
+	fr, fi := sc.fill[:NG], sc.fill[NG:]
+	copy(fr, sc.rOff[:NG])
+	copy(fi, sc.iOff[:NG])
+	for _, r := range sc.single {
+		B := r / a
+		gi := gw[B].idx
+		sc.byGroup[fr[gi]] = r
+		fr[gi]++
+		w := rw[r].w
+		for _, A := range s.lgrp[s.lOff[r]:s.lOff[r+1]] {
+			if gw[A].stamp == gen && gw[A].nSingle > 0 {
+				j := gw[A].idx
+				sc.inLinks[fi[j]] = dfInLink{B, w}
+				fi[j]++
+			}
+		}
+	}
+	var o1, o2, ow int64 // ow: with the units, each pair once
+	in := sc.in
+	anyUnit := len(sc.whole)+len(sc.piece) > 0
+	for gi, A := range sc.groups {
+		if sc.rOff[gi] == sc.rOff[gi+1] {
+			continue
+		}
+		sc.bGen++
+		inGen := sc.bGen
+		var yAll int64
+		for _, l := range sc.inLinks[sc.iOff[gi]:sc.iOff[gi+1]] {
+			if in[l.group].stamp != inGen {
+				in[l.group] = dfInW{inGen, 0}
+			}
+			in[l.group].w += int64(l.w)
+			yAll += int64(l.w)
+		}
+		var slA int64
+		if anyUnit {
+			slA = sc.sl[A]
+		}
+		for _, r1 := range sc.byGroup[sc.rOff[gi]:sc.rOff[gi+1]] {
+			w1 := int64(rw[r1].w)
+			var x, z, j1, yOut int64
+			wv := slA // with the units
+			for _, B := range s.lgrp[s.lOff[r1]:s.lOff[r1+1]] {
+				if gw[B].stamp == gen {
+					// r1 links into B: every host of B's unit, less those
+					// counted in slA (on routers linking into A).
+					switch gw[B].unit {
+					case unitWhole:
+						wv += t.wf[B] - t.lf[int(B)*G+int(A)]
+					case unitPiece:
+						wv += p.la[B] - p.k[int(B)*G+int(A)]
+						x += gw[B].w - p.la[B] // B's single routers
+					default:
+						x += gw[B].w
+					}
+				}
+				if in[B].stamp == inGen {
+					yOut += in[B].w
+				}
+			}
+			for _, xr := range s.glob[s.gOff[r1]:s.gOff[r1+1]] {
+				if rw[xr].stamp == gen {
+					if u := gw[xr/a].unit; u == unitWhole || (u == unitPiece && p.inA[xr] == p.A+1) {
+						wv += int64(rw[xr].w)
+					} else {
+						j1 += int64(rw[xr].w)
+					}
+				}
+			}
+			for _, r2 := range s.two[s.tOff[r1]:s.tOff[r1+1]] {
+				if rw[r2].stamp == gen {
+					if u := gw[r2/a].unit; u == unitWhole || (u == unitPiece && p.inA[r2] == p.A+1) {
+						wv += int64(rw[r2].w)
+					} else {
+						z += int64(rw[r2].w)
+					}
+				}
+			}
+			o1 += w1 * j1
+			o2 += w1 * (x + yAll - yOut + z)
+			ow += w1 * wv
+		}
+	}
+	return (o1+o2)/2 + ow
 }

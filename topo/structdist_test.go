@@ -230,3 +230,176 @@ func TestRecognisedDragonflyPairDistSum(t *testing.T) {
 		t.Fatal("a fat tree from a file took a dragonfly's layout")
 	}
 }
+
+// TestDragonflyCountSumFree: a set scored with its whole groups taken from the free
+// hosts' tables (DragonflyFree, DragonflyCountSumFree) has the breadth-first sum of
+// its hosts, and DragonflyCountSum's, on random dragonflies built and read from a
+// file, with free sets of every host, of whole routers, whole groups or a random
+// share, and sets of whole groups, whole routers of partial groups, parts of
+// routers or nothing of a group, mixed.
+func TestDragonflyCountSumFree(t *testing.T) {
+	rng := rand.New(rand.NewPCG(61, 7))
+	wholeSeen, pieceSeen, singleSeen := 0, 0, 0
+	for i := range 24 {
+		p, a, l, G := 1+rng.IntN(3), 1+rng.IntN(6), 1+rng.IntN(3), 2+rng.IntN(12)
+		if i == 0 {
+			p, a, l, G = 3, 8, 2, 9
+		}
+		g, err := Dragonfly(p, a, l, G)
+		if err != nil {
+			t.Fatal(p, a, l, G, err)
+		}
+		name := fmt.Sprintf("dragonfly %d,%d,%d,%d", p, a, l, G)
+		if i%3 == 2 {
+			if g, err = ReadGraph(strings.NewReader(edgeListOf(g))); err != nil {
+				t.Fatal(err)
+			}
+			name += " from a file"
+		}
+		hk := newHopKeys(g, mustHopIndex(t, g, ""))
+		if hk.df == nil {
+			t.Fatalf("%s: no short form", name)
+		}
+		routerKey := make([]int32, a*G)
+		for x, r := range hk.keyRouter {
+			routerKey[r] = int32(x)
+		}
+		byKey := make([][]int, hk.NumKeys)
+		for v := range g.N() {
+			byKey[hk.Key[v]] = append(byKey[hk.Key[v]], v)
+		}
+		var tbl *DragonflyFree
+		for range 12 {
+			// The free hosts: the first f[x] of each key's.
+			f := make([]int32, hk.NumKeys)
+			mode := rng.IntN(4)
+			for x := range f {
+				switch mode {
+				case 0:
+					f[x] = int32(len(byKey[x]))
+				case 1:
+					f[x] = int32(len(byKey[x]) * rng.IntN(2))
+				default:
+					f[x] = int32(rng.IntN(len(byKey[x]) + 1))
+				}
+			}
+			var fk, fc []int32
+			for x, c := range f {
+				if c > 0 {
+					fk, fc = append(fk, int32(x)), append(fc, c)
+				}
+			}
+			var ok bool
+			if tbl, ok = hk.DragonflyFree(tbl, fk, fc); !ok {
+				t.Fatalf("%s: no tables", name)
+			}
+			for range 10 {
+				// A center, and per group: whole, whole routers, parts of
+				// routers, none, or the center group's piece (its routers with a
+				// link into the center's group).
+				center := int32(rng.IntN(hk.NumKeys+1)) - 1
+				A := -1
+				if center >= 0 {
+					A = int(hk.keyRouter[center]) / a
+				}
+				choice := make([]int, G)
+				for B := range choice {
+					choice[B] = rng.IntN(7)
+				}
+				var keys, counts []int32
+				var nodes []int
+				for _, x := range rng.Perm(hk.NumKeys) {
+					if f[x] == 0 {
+						continue
+					}
+					c := int32(0)
+					switch choice[int(hk.keyRouter[x])/a] {
+					case 0:
+						c = f[x]
+					case 4, 5, 6:
+						// The piece, and (5, 6) some of the group's other
+						// routers, whole or in part.
+						if A >= 0 && linksInto(g, hk.keyRouter[x], A) {
+							c = f[x]
+						} else if ch := choice[int(hk.keyRouter[x])/a]; ch == 5 {
+							c = f[x] * int32(rng.IntN(2))
+						} else if ch == 6 {
+							c = int32(rng.IntN(int(f[x]) + 1))
+						}
+					case 1:
+						c = f[x] * int32(rng.IntN(2))
+					case 2:
+						c = int32(rng.IntN(int(f[x]) + 1))
+					}
+					if c > 0 {
+						keys, counts = append(keys, int32(x)), append(counts, c)
+						nodes = append(nodes, byKey[x][:c]...)
+					}
+				}
+				if len(nodes) == 0 {
+					continue
+				}
+				plain, _ := hk.DragonflyCountSum(keys, counts)
+				want := bfsPairSum(g, nodes)
+				tbl.pieceMinSize = 0
+				for sums := range 3 { // as chosen, pair by pair, by the range
+					tbl.pieceSums = sums
+					got, ok := hk.DragonflyCountSumFree(tbl, center, keys, counts)
+					if !ok || got != want || plain != want {
+						t.Fatalf("%s, free %v, center %d, set %v x %v, sums %d: with the tables %d (%v), by routers %d, breadth-first %d", name, f, center, keys, counts, sums, got, ok, plain, want)
+					}
+				}
+				tbl.pieceSums = 0
+				// Whole groups and other routers in the set (the two paths).
+				inSet := map[int32]int32{}
+				for j, x := range keys {
+					inSet[x] = counts[j]
+				}
+				for B := range G {
+					whole, some := true, false
+					for r := B * a; r < (B+1)*a; r++ {
+						x := routerKey[r]
+						some = some || inSet[x] > 0
+						whole = whole && inSet[x] == f[x]
+					}
+					piece, into := A >= 0 && B != A, false
+					for r := B * a; r < (B+1)*a; r++ {
+						x := routerKey[r]
+						if A >= 0 && linksInto(g, int32(r), A) && f[x] > 0 {
+							into = true
+							piece = piece && inSet[x] == f[x]
+						}
+					}
+					piece = piece && into
+					switch {
+					case some && whole:
+						wholeSeen++
+					case some && piece:
+						pieceSeen++
+					case some:
+						singleSeen++
+					}
+				}
+			}
+		}
+	}
+	t.Logf("whole groups %d, pieces %d, other groups %d", wholeSeen, pieceSeen, singleSeen)
+	if wholeSeen < 100 || pieceSeen < 100 || singleSeen < 100 {
+		t.Fatalf("whole groups %d, pieces %d, other groups %d: a path not taken", wholeSeen, pieceSeen, singleSeen)
+	}
+}
+
+// linksInto reports whether router r (index) has a link to a router of group A
+// other than its own, from the graph's links.
+func linksInto(g *Graph, r int32, A int) bool {
+	s := g.structLayout()
+	if int(r)/s.a == A {
+		return false
+	}
+	for _, w := range g.adj[s.routerVertex(g, int(r))] {
+		if w >= g.hosts && int(s.routerIndex(g, w))/s.a == A {
+			return true
+		}
+	}
+	return false
+}
