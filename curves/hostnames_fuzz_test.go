@@ -64,7 +64,7 @@ func FuzzReadHostNames(f *testing.F) {
 // colours pasted with the names).
 func TestReadHostNamesControlCharacters(t *testing.T) {
 	for in, want := range map[string]string{
-		"# c\n\x00\n":            `line 2: host name "\x00" holds the control character U+0000`,
+		"# c\n\x00\n":            `line 2: a NUL byte (byte 1 of the line): not text`,
 		"h1\nn[1-2]\x1b[0m\n":    `line 2: host name "n[1-2]\x1b[0m" holds the control character U+001B`,
 		"h1\nh2\nh\x7f\n":        `line 3: host name "h\x7f" holds the control character U+007F`,
 		"h1\r\nh2\r\n\r\n\x01\n": `line 4: host name "\x01" holds the control character U+0001`,
