@@ -12,8 +12,9 @@ import (
 )
 
 // FuzzParse fuzzes --alloc specs (and a sweep file's allocators) on a small mesh,
-// torus and fat tree: a refusal quotes the spec (clipped, textin.Clip); an accepted allocator is for that
-// machine, its Name reads back to an allocator of the same Name, and a few
+// torus and fat tree: a refusal quotes the spec (clipped, textin.Clip); an
+// accepted allocator is for that machine, its Name reads back to an allocator of
+// the same Name, and a few
 // allocations and releases driven by the input keep the interface's contract (k
 // distinct free nodes in range, at least k fewer free; an error changes nothing,
 // and asking for more than are free is ErrNotEnoughFree).
