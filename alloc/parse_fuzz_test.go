@@ -7,12 +7,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/topo"
 )
 
 // FuzzParse fuzzes --alloc specs (and a sweep file's allocators) on a small mesh,
-// torus and fat tree: a refusal quotes the spec; an accepted allocator is for that
-// machine, its Name reads back to an allocator of the same Name, and a few
+// torus and fat tree: a refusal quotes the spec (clipped, textin.Clip); an
+// accepted allocator is for that machine, its Name reads back to an allocator of
+// the same Name, and a few
 // allocations and releases driven by the input keep the interface's contract (k
 // distinct free nodes in range, at least k fewer free; an error changes nothing,
 // and asking for more than are free is ErrNotEnoughFree).
@@ -34,7 +36,7 @@ func FuzzParse(f *testing.F) {
 		}
 		a, err := Parse(spec, m, Options{})
 		if err != nil {
-			if a != nil || !strings.Contains(err.Error(), "allocator "+strconv.Quote(spec)) {
+			if a != nil || !strings.Contains(err.Error(), "allocator "+strconv.Quote(textin.Clip(spec))) {
 				t.Fatalf("%q on %s: %v, error %q does not quote the spec", spec, m.Spec(), a, err)
 			}
 			return
@@ -87,7 +89,7 @@ func FuzzParse(f *testing.F) {
 
 // FuzzParseTieBreak fuzzes MC1x1's tb=SR,AF,WF,BF: accepted factors are finite, the
 // scan radius non-negative, and the canonical form (String) reads back equal and is
-// its own canonical form; a refusal quotes the input.
+// its own canonical form; a refusal quotes the input (clipped, textin.Clip).
 func FuzzParseTieBreak(f *testing.F) {
 	for _, s := range []string{"3,9,3,2", "0,0,0,0", " 1 , 2.5 ,-1, 0", "3,9,3", "-1,1,1,1", "1,NaN,1,1", "1,Inf,1,1", "1,1e400,1,1", "1,0x1p3,1,1", "1,-0,1,1", "1.5,1,1,1", "99999999999999999999,1,1,1"} {
 		f.Add(s)
@@ -95,7 +97,7 @@ func FuzzParseTieBreak(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		tb, err := ParseTieBreak(s)
 		if err != nil {
-			if tb != (TieBreak{}) || !strings.Contains(err.Error(), "tie-breaking "+strconv.Quote(s)) {
+			if tb != (TieBreak{}) || !strings.Contains(err.Error(), "tie-breaking "+strconv.Quote(textin.Clip(s))) {
 				t.Fatalf("%q: %+v, error %q does not quote the input", s, tb, err)
 			}
 			return

@@ -12,7 +12,7 @@ import (
 
 // FuzzReadHostNames fuzzes the reader of a --hosts FILE (sim, compare, curve, plan:
 // one host name or hostlist expression per line). Names read are unique, non-empty,
-// free of blanks and '#', and written back one per line they read back the same;
+// free of blanks, control characters and '#', and written back one per line they read back the same;
 // a refusal that names a line names one of the input's.
 func FuzzReadHostNames(f *testing.F) {
 	f.Add([]byte("# hosts\nalpha\n\nbeta # second\n"))
@@ -44,7 +44,7 @@ func FuzzReadHostNames(f *testing.F) {
 		}
 		seen := map[string]bool{}
 		for _, h := range names {
-			if h == "" || strings.ContainsAny(h, " \t\r\n\v\f#") {
+			if h == "" || strings.ContainsAny(h, " \t\r\n\v\f#") || strings.ContainsFunc(h, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
 				t.Fatalf("name %q", h)
 			}
 			if seen[h] {
@@ -57,4 +57,20 @@ func FuzzReadHostNames(f *testing.F) {
 			t.Fatalf("written back and read: %q, %v; want %q", back, err, names)
 		}
 	})
+}
+
+// A host name with a control character is refused naming its line: a NUL, an
+// escape sequence or a DEL were read as names (a binary file, a terminal's
+// colours pasted with the names).
+func TestReadHostNamesControlCharacters(t *testing.T) {
+	for in, want := range map[string]string{
+		"# c\n\x00\n":            `line 2: a NUL byte (byte 1 of the line): not text`,
+		"h1\nn[1-2]\x1b[0m\n":    `line 2: host name "n[1-2]\x1b[0m" holds the control character U+001B`,
+		"h1\nh2\nh\x7f\n":        `line 3: host name "h\x7f" holds the control character U+007F`,
+		"h1\r\nh2\r\n\r\n\x01\n": `line 4: host name "\x01" holds the control character U+0001`,
+	} {
+		if names, err := ReadHostNames(context.Background(), strings.NewReader(in)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %q, %v; want an error %q", in, names, err, want)
+		}
+	}
 }

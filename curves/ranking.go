@@ -561,7 +561,8 @@ func ExpandHostNames(ctx context.Context, expr string) ([]string, error) {
 
 // ReadHostNames reads host names, one per line in node-index order ('#' comments and
 // blank lines skipped); a line may hold a Slurm hostlist expression (node[01-16]),
-// which stands for its names in order. Names must be unique and free of spaces.
+// which stands for its names in order. Names must be unique and free of spaces and
+// of control characters (a NUL, an escape: a binary file read as names).
 //
 // The input is read through caps of 256 MiB (64 bytes for each of the at most 2^22
 // names, hostlist.MaxHosts) and of 1 MiB a line (maxHostNamesBytes, maxHostNamesLine).
@@ -577,6 +578,11 @@ func ReadHostNames(ctx context.Context, r io.Reader) ([]string, error) {
 		line, fs := lines.Line(), lines.Fields()
 		if len(fs) != 1 {
 			return nil, fmt.Errorf("line %d: want one host name per line, got %d fields", line, len(fs))
+		}
+		if c := strings.IndexFunc(fs[0], isControl); c >= 0 {
+			// No host is so named: a binary file, or text pasted with its escapes
+			// (a NUL, an escape sequence), was read as names.
+			return nil, fmt.Errorf("line %d: host name %q holds the control character %U (a binary file?)", line, textin.Clip(fs[0]), fs[0][c])
 		}
 		here := fs[:1]
 		if strings.ContainsAny(fs[0], "[,") {
@@ -610,3 +616,6 @@ func ReadHostNames(ctx context.Context, r io.Reader) ([]string, error) {
 	}
 	return names, nil
 }
+
+// isControl says r is an ASCII control character (U+0000 to U+001F, U+007F).
+func isControl(r rune) bool { return r < 0x20 || r == 0x7f }

@@ -131,15 +131,20 @@ func ReadQAPLIB(r io.Reader) (*QAP, error) {
 		return nil, fmt.Errorf("QAPLIB: n = %s must be an integer between 1 and 5000", textin.Clip(strings.TrimSpace(sc.Text())))
 	}
 	n := int(nf)
-	q := &QAP{N: n, A: make([]float64, n*n), B: make([]float64, n*n)}
-	for k := 0; k < n*n; k++ {
-		if q.A[k], err = next(fmt.Sprintf("A[%d][%d]", k/n+1, k%n+1)); err != nil {
-			return nil, err
-		}
-	}
-	for k := 0; k < n*n; k++ {
-		if q.B[k], err = next(fmt.Sprintf("B[%d][%d]", k/n+1, k%n+1)); err != nil {
-			return nil, err
+	// The matrices grow as their numbers are read: made whole from n first, the
+	// 5 bytes "5000\n" took 381 MB before "file ends before A[1][1]".
+	q := &QAP{N: n}
+	for _, m := range []struct {
+		at   *[]float64
+		name string
+	}{{&q.A, "A"}, {&q.B, "B"}} {
+		*m.at = make([]float64, 0, min(n*n, 1<<12))
+		for k := 0; k < n*n; k++ {
+			v, err := next(fmt.Sprintf("%s[%d][%d]", m.name, k/n+1, k%n+1))
+			if err != nil {
+				return nil, err
+			}
+			*m.at = append(*m.at, v)
 		}
 	}
 	if sc.Scan() {

@@ -2,6 +2,7 @@ package qap
 
 import (
 	"bytes"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -62,4 +63,24 @@ func FuzzReadQAPLIB(f *testing.F) {
 			t.Fatalf("%q written as %q reads back as %+v, %v", s, buf.String(), back, err)
 		}
 	})
+}
+
+// A QAPLIB file's n makes no memory by itself: the matrices grow as their numbers
+// are read. The 5 bytes "5000\n" allocated two 5000x5000 matrices (381 MB) before
+// "file ends before A[1][1]" (found by the twenty-seventh round's search for
+// inputs that explode); reading them now allocates some kilobytes.
+func TestReadQAPLIBMemoryFollowsInput(t *testing.T) {
+	for _, in := range []string{"5000\n", "5000\n1 2 3\n", "4999 " + strings.Repeat("7 ", 10000)} {
+		runtime.GC()
+		var a, b runtime.MemStats
+		runtime.ReadMemStats(&a)
+		_, err := ReadQAPLIB(strings.NewReader(in))
+		runtime.ReadMemStats(&b)
+		if err == nil || !strings.Contains(err.Error(), "file ends before A[") {
+			t.Errorf("%.20q: %v, want the file to end early", in, err)
+		}
+		if got := b.TotalAlloc - a.TotalAlloc; got > 1<<20 {
+			t.Errorf("%.20q (%d bytes): %d bytes allocated, want at most 1 MiB", in, len(in), got)
+		}
+	}
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/procalloc/procalloc/internal/textin"
 )
 
 // FuzzParseMetrics fuzzes --metrics (and a sweep file's metrics flag): an accepted
@@ -55,7 +57,8 @@ func FuzzParseMetrics(f *testing.F) {
 
 // FuzzParseTaskOrder fuzzes --task-order: an accepted order's String reads back to
 // the same order (the zero value as "returned"), a curve order keeps its curve's
-// name as given, and a refusal quotes the input.
+// name as given, and a refusal quotes the input (clipped as every error clips a
+// long one, textin.Clip).
 func FuzzParseTaskOrder(f *testing.F) {
 	for _, s := range []string{"", "returned", "sorted", "allocator", "random", "curve:hilbert", "curve:", "curve", "Sorted", "curve:a:b"} {
 		f.Add(s)
@@ -63,7 +66,7 @@ func FuzzParseTaskOrder(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		o, err := ParseTaskOrder(s)
 		if err != nil {
-			if !strings.Contains(err.Error(), quoteGo(s)) {
+			if !strings.Contains(err.Error(), quoteGo(textin.Clip(s))) {
 				t.Fatalf("%q: error %q does not quote the input", s, err)
 			}
 			return

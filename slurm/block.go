@@ -120,7 +120,7 @@ func (b *Blocks) writeConf(w io.Writer, look *looker) error {
 			return err
 		}
 		if len(blk.Nodes) == 0 {
-			if _, err := fmt.Fprintf(w, "BlockName=%s\n", blk.Name); err != nil {
+			if err := writeConfLine(w, ConfPair{Key: "BlockName", Value: blk.Name}); err != nil {
 				return err
 			}
 			continue
@@ -129,7 +129,7 @@ func (b *Blocks) writeConf(w io.Writer, look *looker) error {
 		if err != nil {
 			return err
 		}
-		if _, err := fmt.Fprintf(w, "BlockName=%s Nodes=%s\n", blk.Name, hl); err != nil {
+		if err := writeConfLine(w, ConfPair{Key: "BlockName", Value: blk.Name}, ConfPair{Key: "Nodes", Value: hl}); err != nil {
 			return err
 		}
 	}

@@ -180,16 +180,17 @@ func FuzzParseBlocks(f *testing.F) {
 		if err := b.writeConf(&buf, &looker{ctx: context.Background()}); err != nil {
 			t.Fatalf("%q parsed but not written: %v", conf, err)
 		}
+		written := buf.String()
 		back, err := ParseBlocks(&buf)
 		if err != nil {
-			t.Fatalf("%q written as %q, which does not read back: %v", conf, buf.String(), err)
+			t.Fatalf("%q written as %q, which does not read back: %v", conf, written, err)
 		}
 		if len(back.Blocks) != len(b.Blocks) || !slices.Equal(back.Sizes, b.Sizes) || back.Base != b.Base || back.Levels != b.Levels || (back.LevelsLine > 0) != (b.LevelsLine > 0) {
-			t.Fatalf("%q written as %q reads back as %+v, want %+v", conf, buf.String(), back, b)
+			t.Fatalf("%q written as %q reads back as %+v, want %+v", conf, written, back, b)
 		}
 		for i, blk := range b.Blocks {
 			if back.Blocks[i].Name != blk.Name || !slices.Equal(back.Blocks[i].Nodes, blk.Nodes) {
-				t.Fatalf("%q written as %q: block %d reads back as %+v, want %+v", conf, buf.String(), i, back.Blocks[i], blk)
+				t.Fatalf("%q written as %q: block %d reads back as %+v, want %+v", conf, written, i, back.Blocks[i], blk)
 			}
 		}
 	})

@@ -65,6 +65,11 @@ type Conf struct {
 	// inc is how ReadConfIncluding followed the Include lines (EditLines' files
 	// are read back with it); nil for ReadConf.
 	inc *includer
+	// reading are the included files being read, outermost first (a file that
+	// includes one of them includes itself); includedBytes counts the bytes of
+	// the files read for Include lines (MaxIncludedBytes).
+	reading       []string
+	includedBytes int64
 }
 
 // confFile is one file of a Conf: its path as opened ("" for the slurm.conf), the
@@ -175,6 +180,19 @@ func checkSlurmConfLine(pairs []ConfPair) error {
 // runs out), so a deeper nesting here is a cycle or a mistake.
 const MaxIncludeDepth = 16
 
+// MaxIncludes bounds how many Include lines ReadConfIncluding (and
+// ParseTopologyConfIncluding) follow in all, and MaxIncludedBytes the bytes of
+// the files they read in all. The depth bound alone let a few small files that
+// each include the next several times (a0 includes a1 four times, a1 a2 four
+// times, ... sixteen deep: 16 files of a few lines) make 4^15 readings, a hang
+// and memory without bound; a site's configuration includes a few files, a
+// file included twice being already rare, and one included file may hold 64 MiB
+// (ReadIncluded), as may all of them.
+const (
+	MaxIncludes      = 4096
+	MaxIncludedBytes = 64 << 20
+)
+
 // ReadConfIncluding parses a slurm.conf and follows its Include lines as slurmctld
 // does (parse_config.c _parse_include_directive, read in the 22.05 and 26.05
 // sources): the included file is read at the Include line, its lines as if they
@@ -216,7 +234,8 @@ type includer struct {
 	// topology: the file is a topology.conf, whose options table has no
 	// ClusterName (%c always fails in Slurm).
 	topology bool
-	stdin    bool // the file was read from standard input ("-"): dir is ""
+	stdin    bool   // the file was read from standard input ("-"): dir is ""
+	path     string // of the file read first, cleaned; "" when it has none
 }
 
 // newIncluder follows the Include lines of the file at path ("-": standard
@@ -226,6 +245,7 @@ func newIncluder(path, confPath string, open func(string) ([]byte, error)) *incl
 	inc := &includer{open: open, stdin: path == "-"}
 	if path != "-" && path != "" {
 		inc.dir = filepath.Dir(path)
+		inc.path = filepath.Clean(path)
 	}
 	if confPath != "" && confPath != "-" {
 		inc.confDir = filepath.Dir(confPath)
@@ -323,18 +343,30 @@ func (c *Conf) readFile(data []byte, check func([]ConfPair) error, inc *includer
 			if err != nil {
 				return &ConfError{File: path, Line: first + 1, Msg: fmt.Sprintf("Include %s: %v", f[0], err), Err: err}
 			}
+			if cycle := c.includeCycle(name, inc); cycle != "" {
+				return &ConfError{File: path, Line: first + 1, Msg: fmt.Sprintf("Include %s: the file includes itself (%s; Slurm recurses until it crashes)", f[0], cycle)}
+			}
 			if depth+1 > MaxIncludeDepth {
-				return &ConfError{File: path, Line: first + 1, Msg: fmt.Sprintf("Include %s: Include lines nested more than %d deep (a file that includes itself? Slurm recurses until it crashes)", f[0], MaxIncludeDepth)}
+				return &ConfError{File: path, Line: first + 1, Msg: fmt.Sprintf("Include %s: Include lines nested more than %d deep (Slurm recurses until it crashes)", f[0], MaxIncludeDepth)}
+			}
+			if len(c.Included) >= MaxIncludes {
+				return &ConfError{File: path, Line: first + 1, Msg: fmt.Sprintf("Include %s: more than %d Include lines followed in all (files including the next several times over?)", f[0], MaxIncludes)}
 			}
 			b, err := inc.open(name)
 			if err != nil {
 				return &ConfError{File: path, Line: first + 1, Msg: fmt.Sprintf("Include %s: %v (slurmctld: \"Include\" failed, fatal)", f[0], err), Err: err}
 			}
+			if c.includedBytes += int64(len(b)); c.includedBytes > MaxIncludedBytes {
+				return &ConfError{File: path, Line: first + 1, Msg: fmt.Sprintf("Include %s: the included files hold more than %d MiB in all (files including the next several times over?)", f[0], MaxIncludedBytes>>20)}
+			}
 			l.inc = len(c.files)
 			c.Lines = append(c.Lines, l)
 			c.Included = append(c.Included, name)
 			c.includedNames = append(c.includedNames, as)
-			if err := c.readFile(b, check, inc, depth+1); err != nil {
+			c.reading = append(c.reading, filepath.Clean(name))
+			err = c.readFile(b, check, inc, depth+1)
+			c.reading = c.reading[:len(c.reading)-1]
+			if err != nil {
 				return err
 			}
 			continue
@@ -352,6 +384,20 @@ func (c *Conf) readFile(data []byte, check func([]ConfPair) error, inc *includer
 		c.Lines = append(c.Lines, ConfLine{File: path, First: first + 1, Last: i, Pairs: pairs, Comment: strings.Join(comments, " "), file: fi})
 	}
 	return nil
+}
+
+// includeCycle is, when the file name (as includePath made it) is the file read
+// first or an included file being read, the chain of Include lines from it back
+// to it ("a.conf includes b.conf includes a.conf"); "" otherwise.
+func (c *Conf) includeCycle(name string, inc *includer) string {
+	name = filepath.Clean(name)
+	chain := append([]string{inc.path}, c.reading...)
+	for i, p := range chain {
+		if p == name {
+			return strings.Join(append(slices.Clone(chain[i:]), name), " includes ")
+		}
+	}
+	return ""
 }
 
 // includePath is the file an Include line of the file from (an included file's

@@ -133,7 +133,8 @@ func TestReadConfIncludingErrors(t *testing.T) {
 		{"NodeName=n1\nInclude nodes.conf\n", "line 2: Include nodes.conf: open " + filepath.Join(dir, "nodes.conf") + ": no such file or directory"},
 		{"Include /nonexistent/slurm/nodes.conf\n", "line 1: Include /nonexistent/slurm/nodes.conf: open /nonexistent/slurm/nodes.conf: no such file"},
 		{"Include bad.conf\n", filepath.Join(dir, "bad.conf") + " line 2: unknown key NodeNme="},
-		{"Include self.conf\n", "self.conf line 1: Include self.conf: Include lines nested more than 16 deep"},
+		{"Include self.conf\n", "self.conf line 1: Include self.conf: the file includes itself (" + filepath.Join(dir, "self.conf") + " includes " + filepath.Join(dir, "self.conf")},
+		{"\nInclude slurm.conf\n", "line 2: Include slurm.conf: the file includes itself (" + path + " includes " + path},
 		{"Include sub/rel.conf\n", filepath.Join(dir, "sub/rel.conf") + " line 1: Include other.conf: a relative name in an included file of another directory"},
 		{"Include part-%c.conf\n", "line 1: Include part-%c.conf: %c is the ClusterName, and no ClusterName line comes before"},
 		{"Include *.conf\n", "line 1: Include *.conf: a '*' in the name"},
@@ -383,5 +384,63 @@ func TestReadConfIncludingOnSlurmctld(t *testing.T) {
 			t.Errorf("%s: slurmctld on the files written: %s%s, ReadConfIncluding %s, want all=a[1-4],b[1-2],c[1-2] b=b1,c2", s.Name, got, fatal, want)
 		}
 		t.Logf("slurmctld %s: site %s; written %s", s.Name, partitionSummary(parts), got)
+	}
+}
+
+// Include lines are followed within bounds: sixteen small files, each including
+// the next four times, were 4^15 readings (opens without end, memory growing;
+// found by the twenty-seventh round's search for inputs that explode); they stop
+// at MaxIncludes readings with an error naming the Include line. A chain of
+// distinct files deeper than MaxIncludeDepth is refused as deep, and files of
+// more than MaxIncludedBytes in all as too large, each after a bounded number of
+// readings.
+func TestReadConfIncludingBounded(t *testing.T) {
+	chain := func(depth, times int, last string) map[string][]byte {
+		files := map[string][]byte{}
+		for d := range depth {
+			files[fmt.Sprintf("/x/a%d.conf", d)] = []byte(strings.Repeat(fmt.Sprintf("Include a%d.conf\n", d+1), times))
+		}
+		files[fmt.Sprintf("/x/a%d.conf", depth)] = []byte(last)
+		return files
+	}
+	read := func(files map[string][]byte) (int, error) {
+		opens := 0
+		_, err := ReadConfIncluding(files["/x/a0.conf"], "/x/slurm.conf", func(name string) ([]byte, error) {
+			if opens++; opens > 3*MaxIncludes {
+				return nil, fmt.Errorf("opened %d files, no end in sight", opens)
+			}
+			b, ok := files[name]
+			if !ok {
+				return nil, fmt.Errorf("%s: no such file", name)
+			}
+			return b, nil
+		})
+		return opens, err
+	}
+	for _, c := range []struct {
+		what  string
+		files map[string][]byte
+		want  string
+		opens int
+	}{
+		{"4 times 16 deep", chain(16, 4, "NodeName=n1\n"), fmt.Sprintf("more than %d Include lines followed in all", MaxIncludes), MaxIncludes},
+		{"2 times 16 deep", chain(16, 2, "NodeName=n1\n"), fmt.Sprintf("more than %d Include lines followed in all", MaxIncludes), MaxIncludes},
+		{"17 deep", chain(17, 1, "NodeName=n1\n"), "Include lines nested more than 16 deep", 16},
+		{"large", chain(2, 5, strings.Repeat("#", 3<<20)), "the included files hold more than 64 MiB in all", 5 + 25},
+	} {
+		opens, err := read(c.files)
+		var ce *ConfError
+		if err == nil || !strings.Contains(err.Error(), c.want) || !errors.As(err, &ce) || ce.Line < 1 {
+			t.Errorf("%s: %v, want a *ConfError naming a line with %q", c.what, err, c.want)
+		}
+		if opens > c.opens+1 {
+			t.Errorf("%s: %d files opened, want at most %d", c.what, opens, c.opens+1)
+		}
+	}
+	// Within the bounds, a file included several times is read each time.
+	files := chain(3, 4, "NodeName=n1\n")
+	c, err := ReadConfIncluding(files["/x/a0.conf"], "/x/slurm.conf", func(name string) ([]byte, error) { return files[name], nil })
+	if err != nil || len(c.Included) != 4+16+64 {
+		t.Fatalf("4 times 3 deep: %v, %d files read, want 84", err, len(c.Included))
 	}
 }

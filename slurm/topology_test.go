@@ -114,18 +114,19 @@ func FuzzParseTree(f *testing.F) {
 		if err := tr.WriteConf(&buf); err != nil {
 			t.Fatalf("%q parsed but not written: %v", conf, err)
 		}
+		written := buf.String()
 		back, err := ParseTree(&buf)
 		if err != nil {
-			t.Fatalf("%q written as %q, which does not read back: %v", conf, buf.String(), err)
+			t.Fatalf("%q written as %q, which does not read back: %v", conf, written, err)
 		}
 		if len(back.Switches) != len(tr.Switches) {
-			t.Fatalf("%q written as %q: %d switches, want %d", conf, buf.String(), len(back.Switches), len(tr.Switches))
+			t.Fatalf("%q written as %q: %d switches, want %d", conf, written, len(back.Switches), len(tr.Switches))
 		}
 		for i, s := range tr.Switches {
 			b := back.Switches[i]
 			if b.Name != s.Name || !slices.Equal(b.Nodes, s.Nodes) || !slices.Equal(b.Children, s.Children) ||
 				b.Level != s.Level || b.Parent != s.Parent || b.IsRoot != s.IsRoot {
-				t.Fatalf("%q written as %q: switch %d reads back as %+v, want %+v", conf, buf.String(), i, b, s)
+				t.Fatalf("%q written as %q: switch %d reads back as %+v, want %+v", conf, written, i, b, s)
 			}
 		}
 	})

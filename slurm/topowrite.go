@@ -238,11 +238,24 @@ func (t *Tree) writeConf(w io.Writer, look *looker) error {
 		if err != nil {
 			return err
 		}
-		if _, err := fmt.Fprintf(w, "SwitchName=%s %s=%s\n", s.Name, key, hl); err != nil {
+		if err := writeConfLine(w, ConfPair{Key: "SwitchName", Value: s.Name}, ConfPair{Key: key, Value: hl}); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// writeConfLine writes pairs as one line of a file in slurm.conf's syntax
+// (topology.conf), escaped and quoted as Slurm reads them back (FormatPairs): a
+// block of a node named "#0" (read from "Nodes=\#0") was written "Nodes=#0",
+// which Slurm reads as a comment, a BlockName without nodes.
+func writeConfLine(w io.Writer, pairs ...ConfPair) error {
+	line, err := FormatPairs(pairs)
+	if err != nil {
+		return err
+	}
+	_, err = io.WriteString(w, line+"\n")
+	return err
 }
 
 // The virtual tree of a network without switches (WriteTopology).

@@ -49,7 +49,7 @@ engine: message or flit; contract and seed compare as numbers, so contract=0.50
 matches 0.5), e.g.
 --where machine=mesh:16x16,pattern=n-body; values are matched as the sweep file
 wrote them (a trace by the path listed under traces:, not its base name) and may
-hold commas (machine=fattree:4,2:4). The other parameters must then leave one
+hold commas (machine=fattree:4,2:4; an empty item, alloc=mm, is refused). The other parameters must then leave one
 value per allocator and x, else plot names each parameter that still varies, with
 its values, and a --where that keeps one value of each (exit 1). Prints a
 table (rows x, one column per allocator), or JSON; --svg also writes the chart.
@@ -213,7 +213,8 @@ type whereTerm struct {
 }
 
 // parseWhereTerms reads --where: KEY=VALUE pairs, all of which must hold (allOf);
-// contract and seed compare as numbers, and a value may hold commas.
+// contract and seed compare as numbers, and a value may hold commas (not two in a
+// row, nor one at the end: an empty item is refused).
 func parseWhereTerms(where string) ([]whereTerm, error) {
 	var terms []whereTerm
 	if where != "" {
@@ -221,6 +222,11 @@ func parseWhereTerms(where string) ([]whereTerm, error) {
 		// machine=fattree:4,2:4 and alloc=mc1x1:tb=3,9,3,2 keep their commas.
 		var pieces []string
 		for _, piece := range strings.Split(where, ",") {
+			if piece == "" {
+				// No parameter value ends in a comma or holds two: a comma too many
+				// (alloc=mm, was a test of the allocator "mm,", matching nothing).
+				return nil, usagef("--where %q: an empty item (a comma too many?); want KEY=VALUE,... with KEY one of %s", where, strings.Join(whereKeys, ", "))
+			}
 			k, _, ok := strings.Cut(piece, "=")
 			if len(pieces) > 0 && (!ok || !slices.Contains(whereKeys, k) && k != "load_factor") {
 				pieces[len(pieces)-1] += "," + piece

@@ -163,6 +163,22 @@ func FuzzFlagValues(f *testing.F) {
 				}
 				return
 			}
+			if slices.Contains(items, "") {
+				t.Fatalf("--where %q: an empty item accepted", s)
+			}
+			// The pairs: a piece that does not start with a known KEY= continues
+			// the value before it (alloc=mc1x1:tb=3,9,3,2 is one pair), as plot's
+			// help says.
+			var pairs []string
+			for _, piece := range items {
+				k, _, ok := strings.Cut(piece, "=")
+				if len(pairs) > 0 && (!ok || !slices.Contains(whereKeys, k) && k != "load_factor") {
+					pairs[len(pairs)-1] += "," + piece
+					continue
+				}
+				pairs = append(pairs, piece)
+			}
+			items = pairs
 			// An item built from the pairs (the last value of a key wins) matches.
 			var p sweep.Params
 			for _, kv := range items {

@@ -111,7 +111,9 @@ const BOM = "\uFEFF"
 
 // Next advances to the next line with data and reports whether there is one. A BOM
 // at the start of the input is skipped: it would otherwise be part of the first
-// name or number (a host name "\uFEFFn01", "\uFEFF0" not a number).
+// name or number (a host name "\uFEFFn01", "\uFEFF0" not a number). A line with a
+// NUL byte ends the lines with an error naming it (Err): no text holds one, and an
+// edge list's names, a host file's names were read with it.
 func (l *Lines) Next() bool {
 	if l.err != nil {
 		return false
@@ -125,6 +127,16 @@ func (l *Lines) Next() bool {
 				return false
 			}
 			text = strings.TrimPrefix(text, BOM)
+		}
+		if i := strings.IndexByte(text, 0); i >= 0 {
+			// No text holds a NUL: a binary file (a core dump, an executable,
+			// an archive) whose bytes were read as names or numbers.
+			// A line the scanner cut at a read error (a cap reached: /dev/zero)
+			// is reported by that error (Err).
+			if l.sc.Err() == nil {
+				l.err = fmt.Errorf("line %d: a NUL byte (byte %d of the line): not text (a binary file?)", l.line, i+1)
+			}
+			return false
 		}
 		l.text = StripComment(text)
 		if l.fields = strings.Fields(l.text); len(l.fields) > 0 {

@@ -312,3 +312,23 @@ func TestOpenUnmatchedPattern(t *testing.T) {
 		}
 	}
 }
+
+// A line with a NUL byte ends Lines with an error naming the line: an edge list's
+// "a\x00 b" was the names "a\x00" and "b", a host file's "\x00" a host (a binary
+// file read as text). A UTF-16 input, whose NULs are half its bytes, is still
+// refused as UTF-16 on line 1.
+func TestLinesNUL(t *testing.T) {
+	for in, want := range map[string]string{
+		"a b\nc\x00 d\n":      "line 2: a NUL byte (byte 2 of the line): not text",
+		"# x\n\n\x00\n":       "line 3: a NUL byte (byte 1 of the line)",
+		"a b # c\x00\n":       "line 1: a NUL byte (byte 8 of the line)",
+		"\xff\xfea\x00 \x00b": "UTF-16",
+	} {
+		l := NewLines(strings.NewReader(in))
+		for l.Next() {
+		}
+		if err := l.Err(); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want an error %q", in, err, want)
+		}
+	}
+}
