@@ -43,7 +43,10 @@ import (
 // current (O(n/64) and the nodes changed since; viewBook, views.go, the
 // bookkeeping both share), where without views a change of set held or freed
 // every free node the two sets differ by: up to O(n) a decision when jobs of
-// partitions of different sizes alternate.
+// partitions of different sizes alternate. With an allocator that takes and
+// frees the nodes of a bitmap at once (BulkOccupier: the center-based
+// allocators, which keep no views) Set still holds and frees those nodes, but
+// as two bitmaps, O(n/64) and one update of the allocator's tables a call.
 type Mask struct {
 	n     int
 	away  []uint64 // the current set (nil: none)
