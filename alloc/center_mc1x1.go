@@ -691,5 +691,6 @@ func (a *mc1x1) touchIn(set []uint64) {
 // IsFree reports whether node v is free (Occupier).
 func (a *mc1x1) IsFree(v int) bool { return a.st.IsFree(v) }
 
-// AppendFreeIn appends the free nodes of the bitmap set (Mask's bulk path).
+// AppendFreeIn appends the free nodes of the bitmap set (Mask's free-list path; Mask takes
+// OccupyFreeIn, the bitmap path, first).
 func (a *mc1x1) AppendFreeIn(dst []int, set []uint64) []int { return a.st.AppendFreeIn(dst, set) }

@@ -124,7 +124,8 @@ func (a *optAlloc) ReleaseIn(set []uint64) error {
 // IsFree reports whether node v is free (Occupier).
 func (a *optAlloc) IsFree(v int) bool { return a.st.IsFree(v) }
 
-// AppendFreeIn appends the free nodes of the bitmap set (Mask's bulk path).
+// AppendFreeIn appends the free nodes of the bitmap set (Mask's free-list path; Mask takes
+// OccupyFreeIn, the bitmap path, first).
 func (a *optAlloc) AppendFreeIn(dst []int, set []uint64) []int { return a.st.AppendFreeIn(dst, set) }
 
 func (a *optAlloc) Allocate(k int) ([]int, error) {

@@ -104,7 +104,8 @@ func (a *ptasAlloc) ReleaseIn(set []uint64) error {
 // IsFree reports whether node v is free (Occupier).
 func (a *ptasAlloc) IsFree(v int) bool { return a.st.IsFree(v) }
 
-// AppendFreeIn appends the free nodes of the bitmap set (Mask's bulk path).
+// AppendFreeIn appends the free nodes of the bitmap set (Mask's free-list path; Mask takes
+// OccupyFreeIn, the bitmap path, first).
 func (a *ptasAlloc) AppendFreeIn(dst []int, set []uint64) []int { return a.st.AppendFreeIn(dst, set) }
 
 func (a *ptasAlloc) Allocate(k int) ([]int, error) {

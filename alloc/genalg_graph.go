@@ -149,7 +149,8 @@ func (a *graphGenAlg) ReleaseIn(set []uint64) error {
 // IsFree reports whether host v is free (Occupier).
 func (a *graphGenAlg) IsFree(v int) bool { return a.st.IsFree(v) }
 
-// AppendFreeIn appends the free hosts of the bitmap set (Mask's bulk path).
+// AppendFreeIn appends the free hosts of the bitmap set (Mask's free-list path; Mask takes
+// OccupyFreeIn, the bitmap path, first).
 func (a *graphGenAlg) AppendFreeIn(dst []int, set []uint64) []int { return a.st.AppendFreeIn(dst, set) }
 
 func (a *graphGenAlg) Allocate(k int) ([]int, error) {

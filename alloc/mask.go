@@ -90,7 +90,8 @@ type Viewer interface {
 }
 
 // freeAppender is an Occupier that lists its free nodes of a bitmap at once
-// (State.AppendFreeIn): Set's bulk path, in place of IsFree node by node.
+// (State.AppendFreeIn): Set's path, in place of IsFree node by node, for an
+// Occupier without a bitmap path (BulkOccupier).
 type freeAppender interface {
 	AppendFreeIn(dst []int, set []uint64) []int
 }

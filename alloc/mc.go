@@ -209,7 +209,8 @@ func (a *MC) ReleaseIn(set []uint64) error {
 // IsFree reports whether node v is free (Occupier).
 func (a *MC) IsFree(v int) bool { return a.st.IsFree(v) }
 
-// AppendFreeIn appends the free nodes of the bitmap set (Mask's bulk path).
+// AppendFreeIn appends the free nodes of the bitmap set (Mask's free-list path; Mask takes
+// OccupyFreeIn, the bitmap path, first).
 func (a *MC) AppendFreeIn(dst []int, set []uint64) []int { return a.st.AppendFreeIn(dst, set) }
 
 // chooseNodes lists the free nodes of shells 0..L-1 around centre i, then the
