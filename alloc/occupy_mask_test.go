@@ -68,7 +68,8 @@ func TestMaskViewsMatchAllocateWithoutCurves(t *testing.T) {
 // nodes): every job where AllocateWithout places it, also with random nodes
 // kept away besides a partition's outside, and the free states the
 // reference's (internal/masktest.LockstepBulk), for MC1x1 (plain, greedy, with
-// tie-breaking), MC, MM, MM+Inc, Gen-Alg on grids and a network, and opt, on
+// tie-breaking), MC, MM, MM+Inc, Gen-Alg on grids and a network, opt, and MBS
+// (its free blocks made anew from the free nodes of the root blocks changed), on
 // meshes and tori of one to four dimensions, first sides shorter and longer
 // than a word, sizes multiple of 64 and not.
 func TestMaskBulkMatchesAllocateWithoutCenters(t *testing.T) {
@@ -79,7 +80,8 @@ func TestMaskBulkMatchesAllocateWithoutCenters(t *testing.T) {
 		{"mc1x1-greedy", "mesh:13x11"}, {"mc1x1-greedy:tb=3,9,3,2", "torus:6x6"},
 		{"mc", "mesh:7x7"}, {"mc", "mesh:70x5"}, {"mc", "mesh:6x5x4"},
 		{"mm", "mesh:7x6"}, {"mminc", "mesh:4x4x3"}, {"genalg", "torus:6x5"}, {"genalg", "fattree:4,4:4,4:4"},
-		{"opt", "mesh:5x4"},
+		{"opt", "mesh:5x4"}, {"mbs", "mesh:8x8"}, {"mbs", "mesh:7x5x2"}, {"mbs", "mesh:40x30"}, {"mbs", "mesh:128x5"},
+		{"mbs", "torus:13x11"},
 	}
 	histories := 8
 	if testing.Short() {
