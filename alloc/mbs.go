@@ -295,19 +295,29 @@ func (a *MBS) ReleaseIn(set []uint64) error {
 // from the state: each one's free blocks out of the lists (found level by level
 // in the lists, between its first and last node), then its maximal buddy
 // blocks of free nodes in (a block whose nodes are all free, else its four
-// buddies, down from the root; a block with no free node skipped). O(the
-// roots' rows a level) with the free counts a row at a time, where Occupy and
-// Release split or merge a block a node.
+// buddies, down from the root; a block with no free node skipped). O(n/64 and
+// the roots' rows a level): the roots are found a row of a root at a time, the
+// free counts a row's words at a time, where Occupy and Release split or merge
+// a block a node.
 func (a *MBS) remake(set []uint64) {
 	if a.mark == nil {
 		a.mark = make([]bool, len(a.roots))
 	}
 	for w, x := range set {
-		for ; x != 0; x &= x - 1 {
-			if r := a.rootOf[w<<6+bits.TrailingZeros64(x)]; !a.mark[r] {
+		for x != 0 {
+			o := bits.TrailingZeros64(x)
+			v := w<<6 + o
+			r := a.rootOf[v]
+			if !a.mark[r] {
 				a.mark[r] = true
 				a.touched = append(a.touched, r)
 			}
+			// on past the root block's nodes of v's row
+			rt := a.roots[r]
+			if o += rt.corner%a.x + 1<<rt.level - v%a.x; o >= 64 {
+				break
+			}
+			x &^= 1<<o - 1
 		}
 	}
 	for _, r := range a.touched {
