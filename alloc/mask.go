@@ -45,7 +45,7 @@ import (
 // every free node the two sets differ by: up to O(n) a decision when jobs of
 // partitions of different sizes alternate. With an allocator that takes and
 // frees the nodes of a bitmap at once (BulkOccupier: the center-based
-// allocators, which keep no views) Set still holds and frees those nodes, but
+// allocators and MBS, which keep no views) Set still holds and frees those nodes, but
 // as two bitmaps, O(n/64) and one update of the allocator's tables a call.
 type Mask struct {
 	n     int
@@ -101,8 +101,9 @@ type freeAppender interface {
 // allocator's prefix-sum tables and free list made out of date once, from the
 // least coordinates of the bitmap's nodes), where Occupy and Release take a list
 // of nodes. Mask's hold then costs O(n/64) a change of set, whatever the number
-// of nodes two sets differ by (the center-based allocators, which keep no views:
-// center_mc1x1.go, mc.go, center_ptas.go, center_opt.go).
+// of nodes two sets differ by (the center-based allocators and MBS, which keep
+// no views: center_mc1x1.go, mc.go, center_ptas.go, center_opt.go,
+// genalg_graph.go, mbs.go).
 type BulkOccupier interface {
 	Occupier
 	// OccupyFreeIn marks busy the free nodes of set (a bitmap of the nodes),
