@@ -67,6 +67,18 @@ func (f *freeBoxes) touch(nodes []int) {
 	f.dirty[f.d-1] = min(f.dirty[f.d-1], first/slab)
 }
 
+// touchIn is touch for the nodes of a bitmap (BulkOccupier): the least is the
+// first bit set. It reports whether the bitmap holds any node.
+func (f *freeBoxes) touchIn(set []uint64) bool {
+	for w, x := range set {
+		if x != 0 {
+			f.touch([]int{w<<6 + bits.TrailingZeros64(x)})
+			return true
+		}
+	}
+	return false
+}
+
 // rebuild brings the prefix sums up to date with the free map of s, from the
 // dirty corner on (freePrefixSumsFrom).
 func (f *freeBoxes) rebuild(s *State) {

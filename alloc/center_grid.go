@@ -153,6 +153,48 @@ func (x *gridIndex) touch(nodes []int) {
 			break
 		}
 	}
+	x.lowerDirty()
+}
+
+// touchIn is touch for the nodes of a bitmap (BulkOccupier), reporting whether
+// it holds any. The nodes come in index order, the first coordinate fastest:
+// of a word's nodes on one line along the first axis the first one has the
+// least coordinates, so a word costs one look-up a line it meets (two on
+// mesh:128x80); the last coordinate slowest, the first node's is the least, and
+// the scan stops, a word at a time, once the other least coordinates are zero.
+func (x *gridIndex) touchIn(set []uint64) bool {
+	copy(x.tlo, x.dims)
+	any := false
+	for w, b := range set {
+		if b == 0 {
+			continue
+		}
+		any = true
+		for b != 0 {
+			o := bits.TrailingZeros64(b)
+			v := w<<6 + o
+			cv := x.coord[v*x.d : v*x.d+x.d]
+			for j, c := range cv {
+				x.tlo[j] = min(x.tlo[j], int(c))
+			}
+			// on to the next line's nodes
+			if o += x.dims[0] - int(cv[0]); o >= 64 {
+				break
+			}
+			b &^= 1<<o - 1
+		}
+		if !slices.ContainsFunc(x.tlo[:x.d-1], func(c int) bool { return c != 0 }) {
+			break
+		}
+	}
+	if any {
+		x.lowerDirty()
+	}
+	return any
+}
+
+// lowerDirty moves every part's dirty corner down to x.tlo.
+func (x *gridIndex) lowerDirty() {
 	for _, lo := range x.dirty {
 		for j, c := range x.tlo {
 			lo[j] = min(lo[j], c)

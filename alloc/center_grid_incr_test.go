@@ -23,9 +23,12 @@ func incrGrids(t *testing.T) []*topo.Grid {
 }
 
 // incrScenario runs a random sequence of allocations (balls around random
-// centers, clipped to free nodes, or scattered free nodes, half of these taken
-// by MC1x1's Occupy, which touches its tables itself) and releases of
-// whole jobs on g, touching the tables kept up to date as the allocators do,
+// centers, clipped to free nodes, scattered free nodes, or the free nodes of a
+// range of indices, as a Mask holds a partition's outside; a third of these
+// taken by MC1x1's Occupy and a third by its bitmap path OccupyFreeIn, which
+// touch its tables themselves) and releases of whole jobs (a third by
+// ReleaseIn) on g, touching the tables kept up to date as the allocators do
+// (by the nodes' list or bitmap as they were changed),
 // and after each step rebuilds a random choice of them (so that parts stay
 // stale over several steps) and compares them with tables built from scratch:
 // a gridIndex's free, wall and label prefix sums and 2D pyramid tables, MC's
@@ -47,16 +50,32 @@ func incrScenario(t *testing.T, g *topo.Grid, seed uint64, steps int, only strin
 	for step := range steps {
 		var nodes []int
 		occupied := false // nodes taken by the allocator's Occupy, which touches its own tables
+		bulk := rng.IntN(3) == 0
+		bm := make([]uint64, (n+63)/64) // the nodes as a bitmap (bulk)
 		if len(jobs) > 0 && (st.NumFree() == 0 || rng.IntN(5) < 2) {
 			i := rng.IntN(len(jobs))
 			nodes = jobs[i]
 			jobs = slices.Delete(jobs, i, i+1)
-			if err := st.Release(nodes); err != nil {
+			if bulk {
+				for _, v := range nodes {
+					bm[v>>6] |= 1 << (v & 63)
+				}
+				if err := a.ReleaseIn(bm); err != nil { // a.st is st
+					t.Fatal(err)
+				}
+			} else if err := st.Release(nodes); err != nil {
 				t.Fatal(err)
 			}
 		} else if st.NumFree() > 0 {
 			k := 1 + rng.IntN(max(1, st.NumFree()/3))
-			if rng.IntN(4) == 0 {
+			if r := rng.IntN(8); r < 2 {
+				v0 := rng.IntN(n)
+				for v := v0; v < n && len(nodes) < k; v++ {
+					if st.IsFree(v) {
+						nodes = append(nodes, v)
+					}
+				}
+			} else if r < 4 {
 				for v := range n {
 					if st.IsFree(v) && rng.IntN(3) == 0 && len(nodes) < k {
 						nodes = append(nodes, v)
@@ -75,19 +94,42 @@ func incrScenario(t *testing.T, g *topo.Grid, seed uint64, steps int, only strin
 			if len(nodes) == 0 {
 				continue
 			}
-			if occupied = rng.IntN(2) == 0; occupied {
-				if err := a.Occupy(nodes); err != nil { // a.st is st
+			switch {
+			case bulk:
+				for _, v := range nodes {
+					bm[v>>6] |= 1 << (v & 63)
+				}
+				set := slices.Clone(bm) // and busy nodes, which stay busy
+				for v := range n {
+					if !st.IsFree(v) && rng.IntN(3) == 0 {
+						set[v>>6] |= 1 << (v & 63)
+					}
+				}
+				taken := make([]uint64, len(bm))
+				if got := a.OccupyFreeIn(set, taken); got != len(nodes) || !slices.Equal(taken, bm) {
+					t.Fatalf("OccupyFreeIn took %d nodes of %d free: %x, want %x", got, len(nodes), taken, bm)
+				}
+			case rng.IntN(2) == 0:
+				occupied = true
+				if err := a.Occupy(nodes); err != nil {
 					t.Fatal(err)
 				}
-			} else if err := st.Take(nodes); err != nil {
-				t.Fatal(err)
+			default:
+				if err := st.Take(nodes); err != nil {
+					t.Fatal(err)
+				}
 			}
 			jobs = append(jobs, nodes)
 		}
-		x.touch(nodes)
-		fb.touch(nodes)
-		if !occupied {
-			a.touch(nodes)
+		if bulk {
+			x.touchIn(bm)
+			fb.touchIn(bm)
+		} else {
+			x.touch(nodes)
+			fb.touch(nodes)
+			if !occupied {
+				a.touch(nodes)
+			}
 		}
 		parts := prefixParts(rng.IntN(16))
 		if step == steps-1 {

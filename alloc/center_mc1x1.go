@@ -659,8 +659,38 @@ func (a *mc1x1) Occupy(nodes []int) error {
 	return nil
 }
 
+// OccupyFreeIn marks busy the free nodes of set (a bitmap of the nodes), writes
+// them to taken and returns their number (BulkOccupier: a Mask's hold of a
+// partition's outside): the state word by word, the tables and the free list
+// made out of date once, from the least coordinates of the nodes taken
+// (gridIndex.touchIn), as Occupy of their list does.
+func (a *mc1x1) OccupyFreeIn(set, taken []uint64) int {
+	k := a.st.TakeFreeIn(set, taken)
+	a.touchIn(taken)
+	return k
+}
+
+// ReleaseIn frees every node of set (BulkOccupier), all or nothing, as Release
+// of their list does.
+func (a *mc1x1) ReleaseIn(set []uint64) error {
+	if err := a.st.ReleaseIn(set); err != nil {
+		return fmt.Errorf("%s: %w", a.name, err)
+	}
+	a.touchIn(set)
+	return nil
+}
+
+// touchIn is touch for the nodes of a bitmap.
+func (a *mc1x1) touchIn(set []uint64) {
+	if a.x.touchIn(set) {
+		a.stale = prefixAll
+		a.flFrom = min(a.flFrom, a.x.tlo[0])
+	}
+}
+
 // IsFree reports whether node v is free (Occupier).
 func (a *mc1x1) IsFree(v int) bool { return a.st.IsFree(v) }
 
-// AppendFreeIn appends the free nodes of the bitmap set (Mask's bulk path).
+// AppendFreeIn appends the free nodes of the bitmap set (Mask's free-list path; Mask takes
+// OccupyFreeIn, the bitmap path, first).
 func (a *mc1x1) AppendFreeIn(dst []int, set []uint64) []int { return a.st.AppendFreeIn(dst, set) }

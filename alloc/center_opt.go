@@ -108,10 +108,24 @@ func (a *optAlloc) Occupy(nodes []int) error {
 	return nil
 }
 
+// OccupyFreeIn marks busy the free nodes of set (a bitmap of the nodes), writes
+// them to taken and returns their number (BulkOccupier: a Mask's hold of a
+// partition's outside): the state alone, as Occupy.
+func (a *optAlloc) OccupyFreeIn(set, taken []uint64) int { return a.st.TakeFreeIn(set, taken) }
+
+// ReleaseIn frees every node of set (BulkOccupier), all or nothing.
+func (a *optAlloc) ReleaseIn(set []uint64) error {
+	if err := a.st.ReleaseIn(set); err != nil {
+		return fmt.Errorf("%s: %w", a.Name(), err)
+	}
+	return nil
+}
+
 // IsFree reports whether node v is free (Occupier).
 func (a *optAlloc) IsFree(v int) bool { return a.st.IsFree(v) }
 
-// AppendFreeIn appends the free nodes of the bitmap set (Mask's bulk path).
+// AppendFreeIn appends the free nodes of the bitmap set (Mask's free-list path; Mask takes
+// OccupyFreeIn, the bitmap path, first).
 func (a *optAlloc) AppendFreeIn(dst []int, set []uint64) []int { return a.st.AppendFreeIn(dst, set) }
 
 func (a *optAlloc) Allocate(k int) ([]int, error) {

@@ -140,10 +140,24 @@ func (a *graphGenAlg) Occupy(nodes []int) error {
 	return nil
 }
 
+// OccupyFreeIn marks busy the free hosts of set (a bitmap of the hosts), writes
+// them to taken and returns their number (BulkOccupier: a Mask's hold of a
+// partition's outside): the state alone, as Occupy.
+func (a *graphGenAlg) OccupyFreeIn(set, taken []uint64) int { return a.st.TakeFreeIn(set, taken) }
+
+// ReleaseIn frees every host of set (BulkOccupier), all or nothing.
+func (a *graphGenAlg) ReleaseIn(set []uint64) error {
+	if err := a.st.ReleaseIn(set); err != nil {
+		return fmt.Errorf("genalg: %w", err)
+	}
+	return nil
+}
+
 // IsFree reports whether host v is free (Occupier).
 func (a *graphGenAlg) IsFree(v int) bool { return a.st.IsFree(v) }
 
-// AppendFreeIn appends the free hosts of the bitmap set (Mask's bulk path).
+// AppendFreeIn appends the free hosts of the bitmap set (Mask's free-list path; Mask takes
+// OccupyFreeIn, the bitmap path, first).
 func (a *graphGenAlg) AppendFreeIn(dst []int, set []uint64) []int { return a.st.AppendFreeIn(dst, set) }
 
 func (a *graphGenAlg) Allocate(k int) ([]int, error) {

@@ -43,7 +43,10 @@ import (
 // current (O(n/64) and the nodes changed since; viewBook, views.go, the
 // bookkeeping both share), where without views a change of set held or freed
 // every free node the two sets differ by: up to O(n) a decision when jobs of
-// partitions of different sizes alternate.
+// partitions of different sizes alternate. With an allocator that takes and
+// frees the nodes of a bitmap at once (BulkOccupier: the center-based
+// allocators and MBS, which keep no views) Set still holds and frees those nodes, but
+// as two bitmaps, O(n/64) and one update of the allocator's tables a call.
 type Mask struct {
 	n     int
 	away  []uint64 // the current set (nil: none)
@@ -51,6 +54,7 @@ type Mask struct {
 	nheld int
 	buf   []int
 	diff  []uint64
+	bits  []uint64 // holdBits: the nodes freed, then those held
 	// With views (Views): the allocator that keeps them, each registered set
 	// (by its first word's address) and its view, the sets and their sizes by
 	// view, the current view, and extra: the nodes of away outside the current
@@ -86,9 +90,28 @@ type Viewer interface {
 }
 
 // freeAppender is an Occupier that lists its free nodes of a bitmap at once
-// (State.AppendFreeIn): Set's bulk path, in place of IsFree node by node.
+// (State.AppendFreeIn): Set's path, in place of IsFree node by node, for an
+// Occupier without a bitmap path (BulkOccupier).
 type freeAppender interface {
 	AppendFreeIn(dst []int, set []uint64) []int
+}
+
+// BulkOccupier is an Occupier that takes and frees the nodes of a bitmap at
+// once: O(n/64) and one update of what it derives from its free nodes (a center
+// allocator's prefix-sum tables and free list made out of date once, from the
+// least coordinates of the bitmap's nodes), where Occupy and Release take a list
+// of nodes. Mask's hold then costs O(n/64) a change of set, whatever the number
+// of nodes two sets differ by (the center-based allocators and MBS, which keep
+// no views: center_mc1x1.go, mc.go, center_ptas.go, center_opt.go,
+// genalg_graph.go, mbs.go).
+type BulkOccupier interface {
+	Occupier
+	// OccupyFreeIn marks busy the free nodes of set (a bitmap of the nodes),
+	// writes them to taken (a bitmap as long as set) and returns their number.
+	OccupyFreeIn(set, taken []uint64) int
+	// ReleaseIn frees every node of set (a bitmap of the nodes), all or
+	// nothing: a node of set that is not busy is an error, and nothing changes.
+	ReleaseIn(set []uint64) error
 }
 
 // NewMask returns a mask of an n-node machine keeping nothing away.
@@ -241,6 +264,9 @@ func subset(a, b []uint64) bool {
 // nothing the view's decisions see, and a later view that keeps it away would
 // occupy it again).
 func (m *Mask) hold(a Occupier, set, old, keep []uint64) error {
+	if b, ok := a.(BulkOccupier); ok {
+		return m.holdBits(b, set, old, keep)
+	}
 	// Free the held nodes the new set allows.
 	m.buf = m.buf[:0]
 	if m.nheld > 0 {
@@ -294,6 +320,50 @@ func (m *Mask) hold(a Occupier, set, old, keep []uint64) error {
 			m.held[v>>6] |= 1 << (v & 63)
 		}
 		m.nheld += len(m.buf)
+	}
+	return nil
+}
+
+// holdBits is hold for a BulkOccupier: the held nodes to free and the free
+// nodes to hold as two bitmaps, one call each, O(n/64).
+func (m *Mask) holdBits(a BulkOccupier, set, old, keep []uint64) error {
+	if m.bits == nil {
+		m.bits = make([]uint64, len(m.held))
+	}
+	if m.nheld > 0 {
+		k := 0
+		for w, h := range m.held {
+			if keep != nil {
+				h &^= keep[w]
+			}
+			m.bits[w] = h
+			k += bits.OnesCount64(h)
+		}
+		if k > 0 {
+			if err := a.ReleaseIn(m.bits); err != nil {
+				return fmt.Errorf("%s: internal error: freeing nodes a partition no longer keeps away: %w", a.Name(), err)
+			}
+			for w, x := range m.bits {
+				m.held[w] &^= x
+			}
+			m.nheld -= k
+		}
+	}
+	if set == nil {
+		return nil
+	}
+	if old != nil {
+		m.diff = append(m.diff[:0], set...)
+		for w, x := range old {
+			m.diff[w] &^= x
+		}
+		set = m.diff
+	}
+	if k := a.OccupyFreeIn(set, m.bits); k > 0 {
+		for w, x := range m.bits {
+			m.held[w] |= x
+		}
+		m.nheld += k
 	}
 	return nil
 }

@@ -59,6 +59,9 @@ type MBS struct {
 	roots  []mbsRoot  // corner node and level (side 2^level)
 	free   []*bitTree // free[i]: corner nodes of the free blocks of side 2^i
 	nfree  []int      // number of free blocks per level
+
+	touched []int32 // remake: the root blocks holding a node changed
+	mark    []bool  // remake: per root block, in touched
 }
 
 type mbsRoot struct {
@@ -264,6 +267,108 @@ func (a *MBS) Occupy(nodes []int) error {
 		}
 	}
 	return nil
+}
+
+// OccupyFreeIn marks busy the free nodes of set (a bitmap of the nodes), writes
+// them to taken and returns their number (BulkOccupier: a Mask's hold of a
+// partition's outside): the state word by word, then the free blocks of each
+// root block holding a node taken made anew from its free nodes (remake), the
+// maximal buddy blocks of the free nodes, as Occupy leaves them.
+func (a *MBS) OccupyFreeIn(set, taken []uint64) int {
+	k := a.st.TakeFreeIn(set, taken)
+	a.remake(taken)
+	return k
+}
+
+// ReleaseIn frees every node of set (BulkOccupier), all or nothing, the free
+// blocks made anew as OccupyFreeIn's, the maximal buddy blocks of the free
+// nodes, as Release leaves them.
+func (a *MBS) ReleaseIn(set []uint64) error {
+	if err := a.st.ReleaseIn(set); err != nil {
+		return fmt.Errorf("mbs: %w", err)
+	}
+	a.remake(set)
+	return nil
+}
+
+// remake makes anew the free blocks of the root blocks holding a node of set
+// from the state: each one's free blocks out of the lists (found level by level
+// in the lists, between its first and last node), then its maximal buddy
+// blocks of free nodes in (a block whose nodes are all free, else its four
+// buddies, down from the root; a block with no free node skipped). O(n/64 and
+// the roots' rows a level): the roots are found a row of a root at a time, the
+// free counts a row's words at a time, where Occupy and Release split or merge
+// a block a node.
+func (a *MBS) remake(set []uint64) {
+	if a.mark == nil {
+		a.mark = make([]bool, len(a.roots))
+	}
+	for w, x := range set {
+		for x != 0 {
+			o := bits.TrailingZeros64(x)
+			v := w<<6 + o
+			r := a.rootOf[v]
+			if !a.mark[r] {
+				a.mark[r] = true
+				a.touched = append(a.touched, r)
+			}
+			// on past the root block's nodes of v's row
+			rt := a.roots[r]
+			if o += rt.corner%a.x + 1<<rt.level - v%a.x; o >= 64 {
+				break
+			}
+			x &^= 1<<o - 1
+		}
+	}
+	for _, r := range a.touched {
+		a.mark[r] = false
+		rt := a.roots[r]
+		side := 1 << rt.level
+		last := rt.corner + side - 1 + (side-1)*a.x
+		for lv := 0; lv <= rt.level; lv++ {
+			for c := a.free[lv].next(rt.corner); c >= 0 && c <= last; c = a.free[lv].next(c + 1) {
+				if a.rootOf[c] == r {
+					a.removeFree(c, lv)
+				}
+			}
+		}
+		a.freeBlocks(rt.corner, rt.level)
+	}
+	a.touched = a.touched[:0]
+}
+
+// freeBlocks adds the maximal buddy blocks of free nodes in the block of corner
+// c and level lv to the free lists.
+func (a *MBS) freeBlocks(c, lv int) {
+	side := 1 << lv
+	switch a.freeInBlock(c, side) {
+	case 0:
+	case side * side:
+		a.addFree(c, lv)
+	default:
+		for _, d := range a.children(c, lv) {
+			a.freeBlocks(d, lv-1)
+		}
+	}
+}
+
+// freeInBlock counts the free nodes of the side x side block of corner c, a
+// row's words at a time.
+func (a *MBS) freeInBlock(c, side int) int {
+	n := 0
+	for dy := range side {
+		v, end := c+dy*a.x, c+dy*a.x+side
+		for v < end {
+			w := v >> 6
+			m := ^uint64(0) << (v & 63)
+			if e := end - w<<6; e < 64 {
+				m &= 1<<e - 1
+			}
+			n += bits.OnesCount64(a.st.free[w] & m)
+			v = (w + 1) << 6
+		}
+	}
+	return n
 }
 
 // IsFree reports whether node v is free (Occupier).

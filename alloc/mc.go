@@ -182,10 +182,35 @@ func (a *MC) Occupy(nodes []int) error {
 	return nil
 }
 
+// OccupyFreeIn marks busy the free nodes of set (a bitmap of the nodes), writes
+// them to taken and returns their number (BulkOccupier: a Mask's hold of a
+// partition's outside), the prefix sums made out of date once, as Occupy of
+// their list does.
+func (a *MC) OccupyFreeIn(set, taken []uint64) int {
+	k := a.st.TakeFreeIn(set, taken)
+	if a.fb.touchIn(taken) {
+		a.dirty = true
+	}
+	return k
+}
+
+// ReleaseIn frees every node of set (BulkOccupier), all or nothing, as Release
+// of their list does.
+func (a *MC) ReleaseIn(set []uint64) error {
+	if err := a.st.ReleaseIn(set); err != nil {
+		return fmt.Errorf("mc: %w", err)
+	}
+	if a.fb.touchIn(set) {
+		a.dirty = true
+	}
+	return nil
+}
+
 // IsFree reports whether node v is free (Occupier).
 func (a *MC) IsFree(v int) bool { return a.st.IsFree(v) }
 
-// AppendFreeIn appends the free nodes of the bitmap set (Mask's bulk path).
+// AppendFreeIn appends the free nodes of the bitmap set (Mask's free-list path; Mask takes
+// OccupyFreeIn, the bitmap path, first).
 func (a *MC) AppendFreeIn(dst []int, set []uint64) []int { return a.st.AppendFreeIn(dst, set) }
 
 // chooseNodes lists the free nodes of shells 0..L-1 around centre i, then the

@@ -62,6 +62,35 @@ func TestMaskViewsMatchAllocateWithoutCurves(t *testing.T) {
 	t.Logf("%d allocators, %d decisions placed alike", len(cases), decisions)
 }
 
+// The same through the center-based allocators' bulk path (alloc.BulkOccupier:
+// a mask holds and frees the nodes two sets differ by as bitmaps, the tables
+// made out of date once a call, from the least coordinates of the bitmap's
+// nodes): every job where AllocateWithout places it, also with random nodes
+// kept away besides a partition's outside, and the free states the
+// reference's (internal/masktest.LockstepBulk), for MC1x1 (plain, greedy, with
+// tie-breaking), MC, MM, MM+Inc, Gen-Alg on grids and a network, opt, and MBS
+// (its free blocks made anew from the free nodes of the root blocks changed), on
+// meshes and tori of one to four dimensions, first sides shorter and longer
+// than a word, sizes multiple of 64 and not.
+func TestMaskBulkMatchesAllocateWithoutCenters(t *testing.T) {
+	cases := []struct{ spec, m string }{
+		{"mc1x1", "mesh:9x8"}, {"mc1x1", "mesh:40x30"}, {"mc1x1", "mesh:128x5"}, {"mc1x1", "mesh:70x9"},
+		{"mc1x1", "torus:12x9"}, {"mc1x1", "torus:4x4x4"}, {"mc1x1", "mesh:66x3x4"}, {"mc1x1", "mesh:130"},
+		{"mc1x1", "torus:5x4x3x2"}, {"mc1x1:tb=3,9,3,2", "mesh:12x10"}, {"mc1x1:tb=3,9,3,2", "torus:6x5x7"},
+		{"mc1x1-greedy", "mesh:13x11"}, {"mc1x1-greedy:tb=3,9,3,2", "torus:6x6"},
+		{"mc", "mesh:7x7"}, {"mc", "mesh:70x5"}, {"mc", "mesh:6x5x4"},
+		{"mm", "mesh:7x6"}, {"mminc", "mesh:4x4x3"}, {"genalg", "torus:6x5"}, {"genalg", "fattree:4,4:4,4:4"},
+		{"opt", "mesh:5x4"}, {"mbs", "mesh:8x8"}, {"mbs", "mesh:7x5x2"}, {"mbs", "mesh:40x30"}, {"mbs", "mesh:128x5"},
+		{"mbs", "torus:13x11"},
+	}
+	histories := 8
+	if testing.Short() {
+		histories = 3
+	}
+	decisions := lockstepEach(t, cases, histories, 2030, 100, masktest.LockstepBulk)
+	t.Logf("%d allocators, %d decisions placed alike", len(cases), decisions)
+}
+
 // lockstepEach plays lockstep (masktest.Lockstep or LockstepViews) on two fresh
 // allocators of each case, histories times with steps decisions each, seeded by
 // the case's index and seed, and returns the decisions placed alike.

@@ -143,6 +143,58 @@ func (s *State) AppendFreeIn(dst []int, set []uint64) []int {
 	return dst
 }
 
+// TakeFreeIn marks busy the free nodes of set (a bitmap: bit v of word v/64 for
+// node v; words past the state's, and bits past its nodes, are ignored), writes
+// them to taken (a bitmap as long as set, overwritten) and returns their number:
+// O(n/64), whatever the number of nodes (a Mask's hold of a partition's outside,
+// BulkOccupier).
+func (s *State) TakeFreeIn(set, taken []uint64) int {
+	k := 0
+	for w, x := range set {
+		t := uint64(0)
+		if w < len(s.free) {
+			t = x & s.free[w]
+			s.free[w] &^= t
+			k += bits.OnesCount64(t)
+		}
+		taken[w] = t
+	}
+	s.nf -= k
+	return k
+}
+
+// ReleaseIn marks free every node of set (a bitmap as TakeFreeIn's). Every node
+// must be in range and busy; otherwise ReleaseIn returns an error naming the
+// first offending node and changes nothing. O(n/64).
+func (s *State) ReleaseIn(set []uint64) error {
+	k := 0
+	for w, x := range set {
+		if x == 0 {
+			continue
+		}
+		out := x // the bits past the last node
+		if w == len(s.free)-1 && s.n&63 != 0 {
+			out &^= 1<<(s.n&63) - 1
+		} else if w < len(s.free) {
+			out = 0
+		}
+		if out != 0 {
+			return fmt.Errorf("release: node %d is outside 0..%d", w<<6+bits.TrailingZeros64(out), s.n-1)
+		}
+		if f := x & s.free[w]; f != 0 {
+			return fmt.Errorf("release: node %d is not busy", w<<6+bits.TrailingZeros64(f))
+		}
+		k += bits.OnesCount64(x)
+	}
+	for w, x := range set {
+		if x != 0 {
+			s.free[w] |= x
+		}
+	}
+	s.nf += k
+	return nil
+}
+
 // AppendFreeInOrder appends the free nodes to dst in the order they appear in order (a
 // permutation of the nodes, such as FreeListOrder) and returns it.
 func (s *State) AppendFreeInOrder(dst []int, order []int) []int {

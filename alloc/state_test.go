@@ -2,8 +2,11 @@ package alloc
 
 import (
 	"errors"
+	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/procalloc/procalloc/topo"
@@ -133,6 +136,77 @@ func TestStateAppendFreeIn(t *testing.T) {
 		}
 		if got := s.AppendFreeIn([]int{-1}, set); !slices.Equal(got, append([]int{-1}, want...)) {
 			t.Fatalf("%d nodes, %d words: %v, node by node %v", n, len(set), got, want)
+		}
+	}
+}
+
+// TakeFreeIn takes the free nodes of a bitmap as Take of their list does (the
+// same state, count and nodes), and ReleaseIn of them gives the state back;
+// ReleaseIn of a set with a free node, or a node past the last, fails naming
+// it and changes nothing (random states and sets, sets shorter and longer than
+// the state's words too).
+func TestStateBitmapTakeRelease(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 13))
+	for range 300 {
+		n := 1 + rng.IntN(300)
+		s := NewState(n)
+		var take []int
+		for v := range n {
+			if rng.IntN(2) == 0 {
+				take = append(take, v)
+			}
+		}
+		if err := s.Take(take); err != nil {
+			t.Fatal(err)
+		}
+		before := s.Clone()
+		set := make([]uint64, (n+63)/64+rng.IntN(3)-1)
+		for v := range len(set) * 64 {
+			if rng.IntN(3) == 0 {
+				set[v>>6] |= 1 << (v & 63)
+			}
+		}
+		want := s.AppendFreeIn(nil, set)
+		ref := s.Clone()
+		if err := ref.Take(want); err != nil {
+			t.Fatal(err)
+		}
+		taken := make([]uint64, len(set))
+		if k := s.TakeFreeIn(set, taken); k != len(want) || s.NumFree() != ref.NumFree() || !slices.Equal(s.free, ref.free) {
+			t.Fatalf("%d nodes, %d words: took %d, %d free, Take of the list %d, %d free", n, len(set), k, s.NumFree(), len(want), ref.NumFree())
+		}
+		var got []int
+		for w, x := range taken {
+			for ; x != 0; x &= x - 1 {
+				got = append(got, w<<6+bits.TrailingZeros64(x))
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("%d nodes: taken %v, want %v", n, got, want)
+		}
+		after := s.Clone()
+		if v := rng.IntN(n); s.IsFree(v) && v>>6 < len(taken) { // a free node among them: refused
+			bad := slices.Clone(taken)
+			bad[v>>6] |= 1 << (v & 63)
+			if err := s.ReleaseIn(bad); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("node %d is not busy", v)) ||
+				!slices.Equal(s.free, after.free) || s.NumFree() != after.NumFree() {
+				t.Fatalf("%d nodes: ReleaseIn with free node %d: %v, state changed %v", n, v, err, !slices.Equal(s.free, after.free))
+			}
+		}
+		if len(taken) > n>>6 { // a node past the last (in the last word or after): refused
+			bad := slices.Clone(taken)
+			if n&63 != 0 {
+				bad[(n-1)>>6] |= 1 << (n & 63)
+			} else {
+				bad[n>>6] |= 1
+			}
+			if err := s.ReleaseIn(bad); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("node %d is outside", n)) ||
+				!slices.Equal(s.free, after.free) {
+				t.Fatalf("%d nodes, %d words: ReleaseIn with node %d: %v", n, len(bad), n, err)
+			}
+		}
+		if err := s.ReleaseIn(taken); err != nil || !slices.Equal(s.free, before.free) || s.NumFree() != before.NumFree() {
+			t.Fatalf("%d nodes: ReleaseIn of the nodes taken: %v, the state not as before", n, err)
 		}
 	}
 }

@@ -30,8 +30,9 @@ import (
 // (docs/reliability.md, "Partitions at a million jobs"): run it alone with
 // -benchtime 1x. bf:hilbert-trunc (100,000 jobs, fcfs) keeps jobs in their
 // partitions with a view per partition (alloc.Viewer, alloc/curve_view.go),
-// mc1x1 (20,000, easy) without views (docs/sim.md, "Which allocators take
-// partitions").
+// mc1x1 (20,000, easy) without views, holding and freeing the nodes two
+// partitions differ by as bitmaps (alloc.BulkOccupier; docs/sim.md, "Which
+// allocators take partitions").
 func BenchmarkPartitionsAtScale(b *testing.B) {
 	m := topo.Mesh(128, 80)
 	n := m.N()
@@ -67,7 +68,8 @@ func BenchmarkPartitionsAtScale(b *testing.B) {
 	}{{sim.SchedFCFS, "slurm:consec", 100_000}, {sim.SchedCplant, "slurm:consec", 100_000}, {sim.SchedEASY, "slurm:consec", 100_000}, {sim.SchedEASY, "slurm:tree", 20_000},
 		// a curve allocator, with views (a change of partition switches
 		// views), and mc1x1, without (a change of partition holds and frees
-		// the nodes two partitions differ by, alloc.Mask)
+		// the nodes two partitions differ by, alloc.Mask, as two bitmaps:
+		// alloc.BulkOccupier)
 		{sim.SchedFCFS, "bf:hilbert-trunc", 100_000}, {sim.SchedEASY, "mc1x1", 20_000}} {
 		for _, p := range []struct {
 			name  string

@@ -22,12 +22,35 @@ import (
 // finished job's nodes outside the current partition held). Every decision must
 // give the same nodes or the same error, and at the end, with the mask cleared,
 // the two free states must be equal. It returns the decisions compared.
-// Half the histories hide got's AppendFreeIn (Set's bulk path), so that both of
-// Set's paths are played. ref and got must be two allocators in the same state (both empty, typically).
+// Half the histories hide got's AppendFreeIn and bitmap path (BulkOccupier), so
+// that Set's per-node path is played too. ref and got must be two allocators in the same state (both empty, typically).
 func Lockstep(t testing.TB, rng *rand.Rand, ref, got alloc.Occupier, steps int, what string) int {
 	t.Helper()
-	return lockstep(t, rng, ref, got, steps, what, false)
+	return lockstep(t, rng, ref, got, steps, what, plain)
 }
+
+// LockstepBulk is Lockstep through got's bulk path (got must be an
+// alloc.BulkOccupier: the mask holds and frees the nodes two sets differ by as
+// bitmaps, never hidden), with LockstepViews's checks: a quarter of the
+// decisions keep random nodes away besides the partition's outside, and every
+// tenth step, and after a third of the releases, the allocator's free state is
+// checked against the reference's less the nodes kept away and a clone of each
+// decides a job alike.
+func LockstepBulk(t testing.TB, rng *rand.Rand, ref, got alloc.Occupier, steps int, what string) int {
+	t.Helper()
+	if _, ok := got.(alloc.BulkOccupier); !ok {
+		t.Fatalf("%s: %s has no bulk path", what, got.Name())
+	}
+	return lockstep(t, rng, ref, got, steps, what, bulk)
+}
+
+// The ways lockstep drives the mask: Set's per-node or free-list path (half
+// the histories each), views, the bulk path.
+const (
+	plain = iota
+	views
+	bulk
+)
 
 // LockstepViews is Lockstep with got's views (got must be an alloc.Viewer):
 // the mask registers most of the partitions' outsides as views (Mask.Views),
@@ -43,11 +66,12 @@ func LockstepViews(t testing.TB, rng *rand.Rand, ref, got alloc.Occupier, steps 
 	if _, ok := got.(alloc.Viewer); !ok {
 		t.Fatalf("%s: %s keeps no views", what, got.Name())
 	}
-	return lockstep(t, rng, ref, got, steps, what, true)
+	return lockstep(t, rng, ref, got, steps, what, views)
 }
 
-func lockstep(t testing.TB, rng *rand.Rand, ref, got alloc.Occupier, steps int, what string, views bool) int {
+func lockstep(t testing.TB, rng *rand.Rand, ref, got alloc.Occupier, steps int, what string, mode int) int {
 	t.Helper()
+	checked := mode != plain // free states checked, random nodes kept away
 	n := ref.Machine().N()
 	type part struct {
 		away []int
@@ -82,7 +106,7 @@ func lockstep(t testing.TB, rng *rand.Rand, ref, got alloc.Occupier, steps int, 
 		parts = append(parts, p)
 	}
 	mask := alloc.NewMask(n)
-	if views {
+	if mode == views {
 		var sets [][]uint64
 		for _, p := range parts {
 			if rng.IntN(5) != 0 {
@@ -92,7 +116,7 @@ func lockstep(t testing.TB, rng *rand.Rand, ref, got alloc.Occupier, steps int, 
 		if err := mask.Views(got, sets); err != nil {
 			t.Fatalf("%s: views: %v", what, err)
 		}
-	} else if rng.IntN(2) == 0 {
+	} else if mode == plain && rng.IntN(2) == 0 {
 		got = isFreeOnly{got} // Mask.Set's per-node path (no AppendFreeIn)
 	}
 	var running [][]int
@@ -111,7 +135,7 @@ func lockstep(t testing.TB, rng *rand.Rand, ref, got alloc.Occupier, steps int, 
 			if err := mask.Release(nil, got, nodes); err != nil {
 				t.Fatalf("%s: step %d: mask release: %v", what, step, err)
 			}
-			if views && setOnce && rng.IntN(3) == 0 { // the views seen between decisions
+			if checked && setOnce && rng.IntN(3) == 0 { // the free state seen between decisions
 				checkSeen(t, rng, ref, got, curAway, curBM, 1+rng.IntN(n), fmt.Sprintf("%s: step %d, after a release", what, step))
 			}
 			continue
@@ -123,10 +147,10 @@ func lockstep(t testing.TB, rng *rand.Rand, ref, got alloc.Occupier, steps int, 
 			k = 1
 		}
 		away, bm := p.away, p.bm
-		if views && rng.IntN(4) == 0 {
+		if checked && rng.IntN(4) == 0 {
 			away, bm = withRandomNodes(rng, n, p.bm)
 		}
-		if views && step%10 == 0 {
+		if checked && step%10 == 0 {
 			if err := mask.Set(got, bm); err != nil {
 				t.Fatalf("%s: step %d: mask set: %v", what, step, err)
 			}
@@ -163,8 +187,8 @@ func lockstep(t testing.TB, rng *rand.Rand, ref, got alloc.Occupier, steps int, 
 	return decisions
 }
 
-// isFreeOnly hides an allocator's AppendFreeIn: Mask.Set then asks IsFree node by
-// node.
+// isFreeOnly hides an allocator's AppendFreeIn and bitmap path
+// (alloc.BulkOccupier): Mask.Set then asks IsFree node by node.
 type isFreeOnly struct{ alloc.Occupier }
 
 // withRandomNodes returns the nodes of bm (nil: none) and about a fifth of the
