@@ -6,30 +6,22 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/procalloc/procalloc/internal/shared"
 )
 
-// moduleRoot walks up from the test's directory to the one holding go.mod.
+// moduleRoot is the module's root (shared.ModuleRoot), the test's failure without one.
 func moduleRoot(t *testing.T) string {
 	t.Helper()
-	dir, err := os.Getwd()
+	dir, err := shared.ModuleRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test's directory")
-		}
-		dir = parent
-	}
+	return dir
 }
 
 // parseModule parses every non-test .go file under root, skipping testdata,

@@ -49,6 +49,26 @@ func Find(rel string) (string, error) {
 	return "", errors.New(msg)
 }
 
+// ModuleRoot returns the directory that holds the module's go.mod: the working
+// directory or the nearest of its parents that has one (a test runs in its
+// package's directory). The shared directory is looked for beside it and above.
+func ModuleRoot() (string, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for dir := wd; ; {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("no go.mod in %s or any directory above it", wd)
+		}
+		dir = parent
+	}
+}
+
 // Source is a directory of the shared data and what it holds, with where its
 // files come from: a fresh clone has no shared directory, and the command line's
 // examples that read ../shared/ say this to a new user (procalloc help), as a

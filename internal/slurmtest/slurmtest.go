@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procalloc/procalloc/internal/shared"
 	"github.com/procalloc/procalloc/topo"
 	"github.com/procalloc/procalloc/topo/hostlist"
 )
@@ -354,19 +355,9 @@ func Script(t testing.TB) string {
 	t.Helper()
 	script := os.Getenv("SLURM_CLUSTER_SCRIPT")
 	if script == "" {
-		dir, err := os.Getwd()
+		dir, err := shared.ModuleRoot()
 		if err != nil {
-			t.Fatal(err)
-		}
-		for {
-			if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-				break
-			}
-			up := filepath.Dir(dir)
-			if up == dir {
-				t.Skip("no go.mod above the test's directory: scripts/slurm-cluster.sh is not found")
-			}
-			dir = up
+			t.Skipf("%v: scripts/slurm-cluster.sh is not found", err)
 		}
 		script = filepath.Join(dir, "scripts", "slurm-cluster.sh")
 	}
