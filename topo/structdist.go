@@ -325,7 +325,6 @@ func (s *synthLayout) dragonflySumCounts(g *Graph, ids, router, counts []int32) 
 // dfPairs is the total hops of the k hosts counted in sc (hosts per router rw and
 // per group gw, stamped gen; the routers and groups listed).
 func (s *synthLayout) dfPairs(sc *dfScratch, gen int32, k int64) int64 {
-	a := int32(s.a)
 	rw, gw := sc.rw, sc.gw
 	// Host pairs in one group on different routers, and in different groups.
 	var sumW2, wr2 int64
@@ -337,43 +336,7 @@ func (s *synthLayout) dfPairs(sc *dfScratch, gen int32, k int64) int64 {
 	}
 	sameGroup := (sumW2 - wr2) / 2
 	diffGroup := (k*k - sumW2) / 2
-	// Bucket the job's routers by group, and the links of the job's routers into
-	// the job's groups by the group they reach (two counting sorts).
-	G := len(sc.groups)
-	sc.rOff = resize32(sc.rOff, G+1)
-	sc.iOff = resize32(sc.iOff, G+1)
-	for _, r := range sc.routers {
-		sc.rOff[gw[r/a].idx+1]++
-		for _, A := range s.lgrp[s.lOff[r]:s.lOff[r+1]] {
-			if gw[A].stamp == gen {
-				sc.iOff[gw[A].idx+1]++
-			}
-		}
-	}
-	for i := range G {
-		sc.rOff[i+1] += sc.rOff[i]
-		sc.iOff[i+1] += sc.iOff[i]
-	}
-	sc.byGroup = resize32(sc.byGroup, len(sc.routers))
-	sc.inLinks = slices.Grow(sc.inLinks[:0], int(sc.iOff[G]))[:sc.iOff[G]]
-	sc.fill = resize32(sc.fill, 2*G)
-	fr, fi := sc.fill[:G], sc.fill[G:]
-	copy(fr, sc.rOff[:G])
-	copy(fi, sc.iOff[:G])
-	for _, r := range sc.routers {
-		B := r / a
-		gi := gw[B].idx
-		sc.byGroup[fr[gi]] = r
-		fr[gi]++
-		w := rw[r].w
-		for _, A := range s.lgrp[s.lOff[r]:s.lOff[r+1]] {
-			if gw[A].stamp == gen {
-				j := gw[A].idx
-				sc.inLinks[fi[j]] = dfInLink{B, w}
-				fi[j]++
-			}
-		}
-	}
+	s.bucketByGroup(sc, sc.routers, gen, false)
 	// Ordered pairs of routers in different groups joined by a link (o1) and at
 	// distance at most 2 (o2), weighted by hosts.
 	var o1, o2 int64
@@ -423,6 +386,51 @@ func (s *synthLayout) dfPairs(sc *dfScratch, gen int32, k int64) int64 {
 	// distance 2 (o2 counts both, o1 the joined; each pair twice).
 	routerSum := sameGroup + 3*diffGroup - (o1+o2)/2
 	return 2*(k*(k-1)/2) + routerSum
+}
+
+// bucketByGroup lists routers (the set's, stamped gen in sc) by group, in
+// sc.byGroup[sc.rOff[i]:sc.rOff[i+1]] for the set's i-th group, and their global
+// links into the set's groups by the group reached, in
+// sc.inLinks[sc.iOff[i]:sc.iOff[i+1]] (two counting sorts). singles keeps only
+// the links into groups with routers of sc.single (dfPairsSingles).
+func (s *synthLayout) bucketByGroup(sc *dfScratch, routers []int32, gen int32, singles bool) {
+	a := int32(s.a)
+	rw, gw := sc.rw, sc.gw
+	G := len(sc.groups)
+	sc.rOff = resize32(sc.rOff, G+1)
+	sc.iOff = resize32(sc.iOff, G+1)
+	for _, r := range routers {
+		sc.rOff[gw[r/a].idx+1]++
+		for _, A := range s.lgrp[s.lOff[r]:s.lOff[r+1]] {
+			if gw[A].stamp == gen && (!singles || gw[A].nSingle > 0) {
+				sc.iOff[gw[A].idx+1]++
+			}
+		}
+	}
+	for i := range G {
+		sc.rOff[i+1] += sc.rOff[i]
+		sc.iOff[i+1] += sc.iOff[i]
+	}
+	sc.byGroup = resize32(sc.byGroup, len(routers))
+	sc.inLinks = slices.Grow(sc.inLinks[:0], int(sc.iOff[G]))[:sc.iOff[G]]
+	sc.fill = resize32(sc.fill, 2*G)
+	fr, fi := sc.fill[:G], sc.fill[G:]
+	copy(fr, sc.rOff[:G])
+	copy(fi, sc.iOff[:G])
+	for _, r := range routers {
+		B := r / a
+		gi := gw[B].idx
+		sc.byGroup[fr[gi]] = r
+		fr[gi]++
+		w := rw[r].w
+		for _, A := range s.lgrp[s.lOff[r]:s.lOff[r+1]] {
+			if gw[A].stamp == gen && (!singles || gw[A].nSingle > 0) {
+				j := gw[A].idx
+				sc.inLinks[fi[j]] = dfInLink{B, w}
+				fi[j]++
+			}
+		}
+	}
 }
 
 // resize32 returns b with length n, zeroed, reusing its array when it can.
@@ -887,41 +895,7 @@ func (s *synthLayout) dfPairsSingles(sc *dfScratch, t *DragonflyFree, p *dfPiece
 	a := int32(s.a)
 	G := s.groups
 	rw, gw := sc.rw, sc.gw
-	NG := len(sc.groups)
-	sc.rOff = resize32(sc.rOff, NG+1)
-	sc.iOff = resize32(sc.iOff, NG+1)
-	for _, r := range sc.single {
-		sc.rOff[gw[r/a].idx+1]++
-		for _, A := range s.lgrp[s.lOff[r]:s.lOff[r+1]] {
-			if gw[A].stamp == gen && gw[A].nSingle > 0 {
-				sc.iOff[gw[A].idx+1]++
-			}
-		}
-	}
-	for i := range NG {
-		sc.rOff[i+1] += sc.rOff[i]
-		sc.iOff[i+1] += sc.iOff[i]
-	}
-	sc.byGroup = resize32(sc.byGroup, len(sc.single))
-	sc.inLinks = slices.Grow(sc.inLinks[:0], int(sc.iOff[NG]))[:sc.iOff[NG]]
-	sc.fill = resize32(sc.fill, 2*NG)
-	fr, fi := sc.fill[:NG], sc.fill[NG:]
-	copy(fr, sc.rOff[:NG])
-	copy(fi, sc.iOff[:NG])
-	for _, r := range sc.single {
-		B := r / a
-		gi := gw[B].idx
-		sc.byGroup[fr[gi]] = r
-		fr[gi]++
-		w := rw[r].w
-		for _, A := range s.lgrp[s.lOff[r]:s.lOff[r+1]] {
-			if gw[A].stamp == gen && gw[A].nSingle > 0 {
-				j := gw[A].idx
-				sc.inLinks[fi[j]] = dfInLink{B, w}
-				fi[j]++
-			}
-		}
-	}
+	s.bucketByGroup(sc, sc.single, gen, true)
 	var o1, o2, ow int64 // ow: with the units, each pair once
 	in := sc.in
 	anyUnit := len(sc.whole)+len(sc.piece) > 0
