@@ -107,31 +107,42 @@ func TestFreeListOrder(t *testing.T) {
 	}
 }
 
+// randomStateAndSet is a state of 1-300 nodes, about half of them busy, and a
+// bitmap of about a third of its nodes, one word shorter or longer than the
+// state's words at times.
+func randomStateAndSet(t *testing.T, rng *rand.Rand) (int, *State, []uint64) {
+	t.Helper()
+	n := 1 + rng.IntN(300)
+	s := NewState(n)
+	var take []int
+	for v := range n {
+		if rng.IntN(2) == 0 {
+			take = append(take, v)
+		}
+	}
+	if err := s.Take(take); err != nil {
+		t.Fatal(err)
+	}
+	set := make([]uint64, (n+63)/64+rng.IntN(3)-1)
+	for v := range len(set) * 64 {
+		if rng.IntN(3) == 0 {
+			set[v>>6] |= 1 << (v & 63)
+		}
+	}
+	return n, s, set
+}
+
 // AppendFreeIn lists the free nodes of a bitmap, in index order, as IsFree node by
 // node does, on random states and sets (a set shorter or longer than the state's
 // words too).
 func TestStateAppendFreeIn(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 12))
 	for range 300 {
-		n := 1 + rng.IntN(300)
-		s := NewState(n)
-		var take []int
-		for v := range n {
-			if rng.IntN(2) == 0 {
-				take = append(take, v)
-			}
-		}
-		if err := s.Take(take); err != nil {
-			t.Fatal(err)
-		}
-		set := make([]uint64, (n+63)/64+rng.IntN(3)-1)
+		n, s, set := randomStateAndSet(t, rng)
 		var want []int
 		for v := range len(set) * 64 {
-			if rng.IntN(3) == 0 {
-				set[v>>6] |= 1 << (v & 63)
-				if s.IsFree(v) {
-					want = append(want, v)
-				}
+			if set[v>>6]&(1<<(v&63)) != 0 && s.IsFree(v) {
+				want = append(want, v)
 			}
 		}
 		if got := s.AppendFreeIn([]int{-1}, set); !slices.Equal(got, append([]int{-1}, want...)) {
@@ -148,24 +159,8 @@ func TestStateAppendFreeIn(t *testing.T) {
 func TestStateBitmapTakeRelease(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 13))
 	for range 300 {
-		n := 1 + rng.IntN(300)
-		s := NewState(n)
-		var take []int
-		for v := range n {
-			if rng.IntN(2) == 0 {
-				take = append(take, v)
-			}
-		}
-		if err := s.Take(take); err != nil {
-			t.Fatal(err)
-		}
+		n, s, set := randomStateAndSet(t, rng)
 		before := s.Clone()
-		set := make([]uint64, (n+63)/64+rng.IntN(3)-1)
-		for v := range len(set) * 64 {
-			if rng.IntN(3) == 0 {
-				set[v>>6] |= 1 << (v & 63)
-			}
-		}
 		want := s.AppendFreeIn(nil, set)
 		ref := s.Clone()
 		if err := ref.Take(want); err != nil {
