@@ -103,6 +103,10 @@ type graphGenAlg struct {
 	dfFree      *topo.DragonflyFree
 	dfFreeOK    bool
 	fKeys, fCnt []int32
+	dfNear      *topo.DragonflyNear // the routers near a router, ring by ring
+	// decideRouters's routers skipped by the bound, walked to distance 1 only and
+	// to 2, since the allocator was made (read by the tests).
+	dfSkipped, dfRing1, dfRing2 int
 
 	// A key's candidate scored from counts (classCount): every host pendant, the
 	// hosts of every key consecutive and the keys ascending (keyRuns), a key table.
@@ -237,15 +241,20 @@ func (a *graphGenAlg) AllocateContext(ctx context.Context, k int) ([]int, error)
 		return nil
 	}
 	var stop error
-	short, err := a.hk.Near(ctx, a.keys, func(i int, near, dist []int32, far int32) {
-		switch {
-		case stop != nil:
-		case a.dfCounts:
-			stop = a.decideRouter(a.keys[i], near, dist, k, poll)
-		default:
-			stop = a.decideKey(a.keys[i], near, dist, far, k, poll)
-		}
-	})
+	var short bool
+	var err error
+	if a.dfCounts && a.dfNear == nil {
+		a.dfNear = a.hk.DragonflyNear()
+	}
+	if a.dfCounts && a.dfNear != nil {
+		short, err = true, a.decideRouters(ctx, k, poll)
+	} else {
+		short, err = a.hk.Near(ctx, a.keys, func(i int, near, dist []int32, far int32) {
+			if stop == nil {
+				stop = a.decideKey(a.keys[i], near, dist, far, k, poll)
+			}
+		})
+	}
 	if short && err == nil && stop == nil && a.dfCounts {
 		stop = a.listRouter(ctx, a.bestKey, k)
 	}

@@ -654,3 +654,91 @@ func TestGraphGenAlgClassCountIsListed(t *testing.T) {
 		}
 	}
 }
+
+// TestGraphGenAlgDragonflySmallK: decideRouters's two cuts (routers skipped by
+// their bound, candidates walked to distance 1 only) against the definition on
+// small dragonflies, built and read from a file with the hosts shuffled (centers
+// not ascending with the routers: the bound's tie rule), every k from 1 to a few
+// routers' hosts, on free sets of whole routers free or busy, of routers holding
+// one of two free counts (many routers tied), all free but a few hosts, and a random
+// share. It fails unless each path (skipped, distance 1, distance 2) was taken at
+// least 200 times.
+func TestGraphGenAlgDragonflySmallK(t *testing.T) {
+	rng := rand.New(rand.NewPCG(16, 256))
+	ms := graphsOf(t,
+		"dragonfly:hosts_per_router=4,routers_per_group=4,intergroup_links=1,num_groups=5",
+		"dragonfly:hosts_per_router=3,routers_per_group=6,intergroup_links=2,num_groups=7",
+		"dragonfly:hosts_per_router=2,routers_per_group=3,intergroup_links=1,num_groups=4")
+	for _, spec := range slices.Sorted(maps.Keys(ms)) {
+		g := ms[spec]
+		ms[spec+" file, hosts shuffled"] = readText(t, textOf(g, rng.Perm(g.N())))
+	}
+	trials := 12
+	if testing.Short() {
+		trials = 6
+	}
+	var skipped, ring1, ring2 int
+	for _, name := range slices.Sorted(maps.Keys(ms)) {
+		g := ms[name]
+		n := g.N()
+		var nb []int
+		router := make([]int, n)
+		for v := range n {
+			router[v] = g.Neighbors(v, nb[:0])[0]
+		}
+		per := 0
+		for v := range n {
+			if router[v] == router[0] {
+				per++
+			}
+		}
+		a := newGraphGenAlg(g)
+		for trial := range trials {
+			var free []int
+			switch trial % 4 {
+			case 0, 1: // whole routers free or busy; or each router free up to one of two counts
+				want := map[int]int{}
+				c1, c2 := 1+rng.IntN(per), 1+rng.IntN(per)
+				if trial%4 == 0 {
+					c1, c2 = per, 0
+				}
+				for _, v := range rng.Perm(n) {
+					r := router[v]
+					if _, ok := want[r]; !ok {
+						want[r] = []int{c1, c2, 0}[rng.IntN(3)]
+					}
+					if want[r] > 0 {
+						want[r]--
+						free = append(free, v)
+					}
+				}
+			case 2: // all but a few
+				out := map[int]bool{}
+				for range 1 + rng.IntN(4) {
+					out[rng.IntN(n)] = true
+				}
+				for v := range n {
+					if !out[v] {
+						free = append(free, v)
+					}
+				}
+			default:
+				p := 0.2 + 0.8*rng.Float64()
+				for v := range n {
+					if rng.Float64() < p {
+						free = append(free, v)
+					}
+				}
+			}
+			slices.Sort(free)
+			for k := 1; k <= min(len(free)-1, 4*per+2); k++ {
+				decideAsPlain(t, a, g, free, k, fmt.Sprintf("%s trial %d", name, trial))
+			}
+		}
+		skipped, ring1, ring2 = skipped+a.dfSkipped, ring1+a.dfRing1, ring2+a.dfRing2
+	}
+	t.Logf("routers skipped %d, walked to distance 1 %d, to 2 %d", skipped, ring1, ring2)
+	if skipped < 200 || ring1 < 200 || ring2 < 200 {
+		t.Fatalf("routers skipped %d, walked to distance 1 %d, to 2 %d: want at least 200 each", skipped, ring1, ring2)
+	}
+}
