@@ -660,8 +660,9 @@ func TestGraphGenAlgClassCountIsListed(t *testing.T) {
 // small dragonflies, built and read from a file with the hosts shuffled (centers
 // not ascending with the routers: the bound's tie rule), every k from 1 to a few
 // routers' hosts, on free sets of whole routers free or busy, of routers holding
-// one of two free counts (many routers tied), all free but a few hosts, and a random
-// share. It fails unless each path (skipped, distance 1, distance 2) was taken at
+// one of two free counts (many routers tied), of one router all free and the others
+// fewer (the most on another router than the one at hand), all free but a few
+// hosts, and a random share. It fails unless each path (skipped, distance 1, distance 2) was taken at
 // least 200 times.
 func TestGraphGenAlgDragonflySmallK(t *testing.T) {
 	rng := rand.New(rand.NewPCG(16, 256))
@@ -673,9 +674,9 @@ func TestGraphGenAlgDragonflySmallK(t *testing.T) {
 		g := ms[spec]
 		ms[spec+" file, hosts shuffled"] = readText(t, textOf(g, rng.Perm(g.N())))
 	}
-	trials := 12
+	trials := 20
 	if testing.Short() {
-		trials = 6
+		trials = 10
 	}
 	var skipped, ring1, ring2 int
 	for _, name := range slices.Sorted(maps.Keys(ms)) {
@@ -695,17 +696,23 @@ func TestGraphGenAlgDragonflySmallK(t *testing.T) {
 		a := newGraphGenAlg(g)
 		for trial := range trials {
 			var free []int
-			switch trial % 4 {
-			case 0, 1: // whole routers free or busy; or each router free up to one of two counts
+			switch trial % 5 {
+			case 0, 1, 4: // whole routers free or busy; each router free up to one of two counts; or one router free, the others fewer
 				want := map[int]int{}
 				c1, c2 := 1+rng.IntN(per), 1+rng.IntN(per)
-				if trial%4 == 0 {
+				if trial%5 == 0 {
 					c1, c2 = per, 0
+				}
+				if trial%5 == 4 {
+					want[router[rng.IntN(n)]] = per
 				}
 				for _, v := range rng.Perm(n) {
 					r := router[v]
 					if _, ok := want[r]; !ok {
 						want[r] = []int{c1, c2, 0}[rng.IntN(3)]
+						if trial%5 == 4 {
+							want[r] = rng.IntN(per)
+						}
 					}
 					if want[r] > 0 {
 						want[r]--
