@@ -433,9 +433,9 @@ func TestDragonflyNearRings(t *testing.T) {
 			srcs := make([]int32, hk.NumKeys)
 			for i := range srcs {
 				srcs[i] = int32(i)
-				w.List(int32(i), 2) // stamps 1, 2, ... left behind
 			}
-			w.mark = math.MaxInt32 - 3 // wraps within the first keys, onto those stamps
+			w.List(0, 2)           // stamps 1 left behind
+			w.mark = math.MaxInt32 // the next call wraps around, to 1 again
 			if err := hk.Rows(context.Background(), srcs, func(i int, row []int32) {
 				x := srcs[i]
 				for _, upTo := range []int32{1, 2, 1} {
