@@ -104,9 +104,10 @@ type graphGenAlg struct {
 	dfFreeOK    bool
 	fKeys, fCnt []int32
 	dfNear      *topo.DragonflyNear // the routers near a router, ring by ring
-	// decideRouters's routers skipped by the bound, walked to distance 1 only and
-	// to 2, since the allocator was made (read by the tests).
-	dfSkipped, dfRing1, dfRing2 int
+	// decideRouters's routers skipped by the bound, skipped by it raised past
+	// the first ring, walked to distance 1 only and to 2, since the allocator was
+	// made (read by the tests).
+	dfSkipped, dfSkipped1, dfRing1, dfRing2 int
 
 	// A key's candidate scored from counts (classCount): every host pendant, the
 	// hosts of every key consecutive and the keys ascending (keyRuns), a key table.

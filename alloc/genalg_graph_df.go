@@ -230,7 +230,9 @@ func (a *graphGenAlg) routerJob(x int32, near, dist []int32, k int, list bool) (
 //   - a router whose own and first-ring routers (its group, its global
 //     neighbours) hold k free hosts has its candidate within them: only they are
 //     listed (DragonflyNear.List(x, 1)), not the ~routers a group x (1 + 2 x global
-//     links) at distance 2.
+//     links) at distance 2. When they hold fewer, the candidate's hosts past them
+//     are at least 2 hops from the router's, one more than the bound counts: the
+//     bound so raised is tried again before the second ring is listed.
 //
 // ctx is looked at every 64 routers.
 func (a *graphGenAlg) decideRouters(ctx context.Context, k int, poll func(int) error) error {
@@ -251,16 +253,18 @@ func (a *graphGenAlg) decideRouters(ctx context.Context, k int, poll func(int) e
 			}
 		}
 		f := a.grpOff[2*x+2] - a.grpOff[2*x+1]
-		if a.bestCenter >= 0 {
-			fo := f1
-			if f == f1 {
-				fo = f2
-			}
-			lb := routerBound(int64(k), int64(f), int64(fo))
-			if center := int(a.grp(2*x + 1)[0]); lb > a.bestScore || lb == a.bestScore && center > a.bestCenter {
-				a.dfSkipped++
-				continue
-			}
+		fo := f1
+		if f == f1 {
+			fo = f2
+		}
+		lb := routerBound(int64(k), int64(f), int64(fo))
+		center := int(a.grp(2*x + 1)[0])
+		loses := func(lb int64) bool {
+			return a.bestCenter >= 0 && (lb > a.bestScore || lb == a.bestScore && center > a.bestCenter)
+		}
+		if loses(lb) {
+			a.dfSkipped++
+			continue
 		}
 		near, dist := a.dfNear.List(x, 1)
 		if int(f) < k {
@@ -270,7 +274,12 @@ func (a *graphGenAlg) decideRouters(ctx context.Context, k int, poll func(int) e
 					c1 += int64(a.grpOff[2*y+2] - a.grpOff[2*y+1])
 				}
 			}
-			if c1 < int64(k)-int64(f) {
+			if far := int64(k) - int64(f) - c1; far > 0 {
+				// far hosts past the first ring, each at least 2 from x's f.
+				if loses(lb + int64(f)*far) {
+					a.dfSkipped1++
+					continue
+				}
 				near, dist = a.dfNear.List(x, 2)
 				a.dfRing2++
 			} else {

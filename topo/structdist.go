@@ -978,6 +978,7 @@ type DragonflyNear struct {
 	routerKey, stamp, at []int32
 	mark                 int32
 	keys, dist           []int32
+	last, upTo           int32 // the last call's key and ring
 }
 
 // DragonflyNear returns the lister of the keys near a key (nil when Near has no
@@ -999,16 +1000,23 @@ func (hk *HopKeys) DragonflyNear() *DragonflyNear {
 
 // List returns the keys within distance upTo (1 or 2) of key x, x first (at 0),
 // and their distances; both are scratch, valid until the next call. Every other
-// key is farther (at 2 or 3 for upTo 1, at 3 for upTo 2).
+// key is farther (at 2 or 3 for upTo 1, at 3 for upTo 2). List(x, 2) right after
+// List(x, 1) goes on from the first ring (the same lists as anew).
 func (w *DragonflyNear) List(x, upTo int32) (keys, dist []int32) {
 	s := w.s
-	w.mark++
-	if w.mark <= 0 {
-		clear(w.stamp)
-		w.mark = 1
+	resume := w.mark > 0 && x == w.last && w.upTo == 1 && upTo >= 2
+	w.last, w.upTo = x, upTo
+	if !resume {
+		w.mark++
+		if w.mark <= 0 {
+			clear(w.stamp)
+			w.mark = 1
+		}
+		keys, dist = w.keys[:0], w.dist[:0]
+	} else {
+		keys, dist = w.keys, w.dist
 	}
 	mark, stamp, at := w.mark, w.stamp, w.at
-	keys, dist = w.keys[:0], w.dist[:0]
 	add := func(v, d int32) {
 		if stamp[v] == mark {
 			j := at[v]
@@ -1021,12 +1029,14 @@ func (w *DragonflyNear) List(x, upTo int32) (keys, dist []int32) {
 	a := int32(s.a)
 	r := w.keyRouter[x]
 	A := r / a
-	add(r, 0)
-	for v := A * a; v < (A+1)*a; v++ {
-		add(v, 1)
-	}
-	for _, v := range s.glob[s.gOff[r]:s.gOff[r+1]] {
-		add(v, 1)
+	if !resume {
+		add(r, 0)
+		for v := A * a; v < (A+1)*a; v++ {
+			add(v, 1)
+		}
+		for _, v := range s.glob[s.gOff[r]:s.gOff[r+1]] {
+			add(v, 1)
+		}
 	}
 	if upTo >= 2 {
 		for _, B := range s.lgrp[s.lOff[r]:s.lOff[r+1]] {
