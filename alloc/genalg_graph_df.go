@@ -257,7 +257,7 @@ func (a *graphGenAlg) decideRouters(ctx context.Context, k int, poll func(int) e
 		if f == f1 {
 			fo = f2
 		}
-		lb := routerBound(int64(k), int64(f), int64(fo))
+		lb := routerBound(int64(k), int64(f), int64(fo), -1)
 		center := int(a.grp(2*x + 1)[0])
 		loses := func(lb int64) bool {
 			return a.bestCenter >= 0 && (lb > a.bestScore || lb == a.bestScore && center > a.bestCenter)
@@ -274,9 +274,8 @@ func (a *graphGenAlg) decideRouters(ctx context.Context, k int, poll func(int) e
 					c1 += int64(a.grpOff[2*y+2] - a.grpOff[2*y+1])
 				}
 			}
-			if far := int64(k) - int64(f) - c1; far > 0 {
-				// far hosts past the first ring, each at least 2 from x's f.
-				if loses(lb + int64(f)*far) {
+			if c1 < int64(k)-int64(f) {
+				if loses(routerBound(int64(k), int64(f), int64(fo), c1)) {
 					a.dfSkipped1++
 					continue
 				}
@@ -299,15 +298,23 @@ func (a *graphGenAlg) decideRouters(ctx context.Context, k int, poll func(int) e
 // holding the router's f free hosts (all, or k of them) and the rest on other
 // routers of at most fo free hosts each: a pair of hosts on one router is 2 hops
 // apart, on two routers at least 3, so the score is at least k(k-1) + the pairs
-// on different routers, which are fewest when the rest fill routers of fo.
-func routerBound(k, f, fo int64) int64 {
+// on different routers, which are fewest when the rest fill routers of fo. With
+// c1 >= 0 the free hosts of the routers at distance 1 (the first ring), the
+// k - f - c1 hosts past them (when positive) are at least 4 hops from each of the
+// router's f: one more a pair.
+func routerBound(k, f, fo, c1 int64) int64 {
 	c2 := func(c int64) int64 { return c * (c - 1) / 2 }
 	f = min(f, k)
 	same := c2(f)
-	if rest := k - f; rest > 0 && fo > 0 {
+	rest := k - f
+	if rest > 0 && fo > 0 {
 		same += rest/fo*c2(fo) + c2(rest%fo)
 	}
-	return k*(k-1) + c2(k) - same
+	lb := k*(k-1) + c2(k) - same
+	if c1 >= 0 && rest > c1 {
+		lb += f * (rest - c1)
+	}
+	return lb
 }
 
 // decideRouter makes router x's candidate (routerJob), scored from its counts.

@@ -750,3 +750,91 @@ func TestGraphGenAlgDragonflySmallK(t *testing.T) {
 		t.Fatalf("routers skipped %d, skipped past the first ring %d, walked to distance 1 %d, to 2 %d: want at least 100 each", skipped, skipped1, ring1, ring2)
 	}
 }
+
+// TestGraphGenAlgRouterBound: decideRouters's bounds (routerBound, without and
+// with the first ring's free hosts) are at most the score of the candidate of
+// every free host as center (the definition's: the free hosts by distance and
+// index, the first k scored by PairDistSum), on small dragonflies, every k from 1
+// to four routers' hosts, free sets of whole routers (sparse and dense) and random
+// shares; and each bound equals the score in at least 50 cases (a bound one too
+// high fails).
+func TestGraphGenAlgRouterBound(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 99))
+	ms := graphsOf(t,
+		"dragonfly:hosts_per_router=3,routers_per_group=4,intergroup_links=1,num_groups=5",
+		"dragonfly:hosts_per_router=2,routers_per_group=6,intergroup_links=2,num_groups=7")
+	var tight, tight1 int
+	for _, name := range slices.Sorted(maps.Keys(ms)) {
+		g := ms[name]
+		n := g.N()
+		var nb []int
+		router := make([]int, n)
+		for v := range n {
+			router[v] = g.Neighbors(v, nb[:0])[0]
+		}
+		for trial := range 12 {
+			var free []int
+			on := map[int]bool{}
+			share := []float64{0.15, 0.4, 0.8}[trial%3]
+			for v := range n {
+				if _, seen := on[router[v]]; !seen {
+					on[router[v]] = rng.Float64() < share
+				}
+				if on[router[v]] && (trial%2 == 0 || rng.IntN(4) > 0) {
+					free = append(free, v)
+				}
+			}
+			cnt, host := map[int]int64{}, map[int]int{} // per router: free hosts, one of them
+			for _, v := range free {
+				cnt[router[v]]++
+				host[router[v]] = v
+			}
+			per := 0
+			for v := range n {
+				if router[v] == router[0] {
+					per++
+				}
+			}
+			var cand []int64
+			for k := 1; k <= min(len(free), 4*per); k++ {
+				for _, c := range free {
+					cand = cand[:0]
+					for _, v := range free {
+						cand = append(cand, int64(g.Dist(c, v))<<32|int64(v))
+					}
+					slices.Sort(cand)
+					set := make([]int, k)
+					for i, key := range cand[:k] {
+						set[i] = int(key & (1<<32 - 1))
+					}
+					s, _ := g.PairDistSum(set)
+					x := router[c]
+					var fo, c1 int64
+					for r, m := range cnt {
+						if r != x {
+							fo = max(fo, m)
+							if g.Dist(c, host[r]) == 3 { // a router one hop from x
+								c1 += m
+							}
+						}
+					}
+					lb := routerBound(int64(k), cnt[x], fo, -1)
+					lb1 := routerBound(int64(k), cnt[x], fo, c1)
+					if lb > s || lb1 > s {
+						t.Fatalf("%s: free %v, k = %d, center %d: bounds %d, %d past the score %d", name, free, k, c, lb, lb1, s)
+					}
+					if lb == s {
+						tight++
+					}
+					if lb1 == s && int64(k)-cnt[x] > c1 {
+						tight1++
+					}
+				}
+			}
+		}
+	}
+	t.Logf("bounds equal to the score: %d, past the first ring %d", tight, tight1)
+	if tight < 50 || tight1 < 50 {
+		t.Fatalf("bounds equal to the score: %d, past the first ring %d: want at least 50 each", tight, tight1)
+	}
+}
