@@ -45,7 +45,11 @@ import (
 // routers, routerJob (genalg_graph_df.go) counts each router's candidate per router
 // and scores it from the counts (HopKeys.DragonflyCountSumFree: whole groups and
 // the pieces of the center's group, its routers' two-hop routers per group, from
-// per-decision and per-group tables; the other routers O(global links^2) each).
+// per-decision and per-group tables; the other routers O(global links^2) each),
+// router by router (decideRouters): a router whose lower bound (its free hosts,
+// the most on another router, those of its first ring) cannot beat the best so far
+// is skipped, and one whose group and global neighbours hold k free hosts lists
+// only them (topo.DragonflyNear), not the routers at distance 2.
 // Only the winner's hosts are listed. On a network
 // read from a file whose hosts all hang on anchors and are numbered key by key (a
 // fat tree's dump), a key's one candidate (when it takes in all the key's hosts) is
