@@ -45,7 +45,11 @@ import (
 // routers, routerJob (genalg_graph_df.go) counts each router's candidate per router
 // and scores it from the counts (HopKeys.DragonflyCountSumFree: whole groups and
 // the pieces of the center's group, its routers' two-hop routers per group, from
-// per-decision and per-group tables; the other routers O(global links^2) each).
+// per-decision and per-group tables; the other routers O(global links^2) each),
+// router by router (decideRouters): a router whose lower bound (its free hosts,
+// the most on another router, those of its first ring) cannot beat the best so far
+// is skipped, and one whose group and global neighbours hold k free hosts lists
+// only them (topo.DragonflyNear), not the routers at distance 2.
 // Only the winner's hosts are listed. On a network
 // read from a file whose hosts all hang on anchors and are numbered key by key (a
 // fat tree's dump), a key's one candidate (when it takes in all the key's hosts) is
@@ -103,6 +107,11 @@ type graphGenAlg struct {
 	dfFree      *topo.DragonflyFree
 	dfFreeOK    bool
 	fKeys, fCnt []int32
+	dfNear      *topo.DragonflyNear // the routers near a router, ring by ring
+	// decideRouters's routers skipped by the bound, skipped by it raised past
+	// the first ring, walked to distance 1 only and to 2, since the allocator was
+	// made (read by the tests).
+	dfSkipped, dfSkipped1, dfRing1, dfRing2 int
 
 	// A key's candidate scored from counts (classCount): every host pendant, the
 	// hosts of every key consecutive and the keys ascending (keyRuns), a key table.
@@ -237,15 +246,20 @@ func (a *graphGenAlg) AllocateContext(ctx context.Context, k int) ([]int, error)
 		return nil
 	}
 	var stop error
-	short, err := a.hk.Near(ctx, a.keys, func(i int, near, dist []int32, far int32) {
-		switch {
-		case stop != nil:
-		case a.dfCounts:
-			stop = a.decideRouter(a.keys[i], near, dist, k, poll)
-		default:
-			stop = a.decideKey(a.keys[i], near, dist, far, k, poll)
-		}
-	})
+	var short bool
+	var err error
+	if a.dfCounts && a.dfNear == nil {
+		a.dfNear = a.hk.DragonflyNear()
+	}
+	if a.dfCounts && a.dfNear != nil {
+		short, err = true, a.decideRouters(ctx, k, poll)
+	} else {
+		short, err = a.hk.Near(ctx, a.keys, func(i int, near, dist []int32, far int32) {
+			if stop == nil {
+				stop = a.decideKey(a.keys[i], near, dist, far, k, poll)
+			}
+		})
+	}
 	if short && err == nil && stop == nil && a.dfCounts {
 		stop = a.listRouter(ctx, a.bestKey, k)
 	}

@@ -217,6 +217,106 @@ func (a *graphGenAlg) routerJob(x int32, near, dist []int32, k int, list bool) (
 	return s, work, nil
 }
 
+// decideRouters makes the candidates of the routers with a free host (a.keys) in
+// turn, on a dragonfly with Near's short form (a.dfNear), and keeps the best. Two
+// cuts, neither changing the winner:
+//   - a router whose candidate cannot beat the best so far is not walked: every
+//     candidate holds all of its router's f free hosts (or k of them), and the
+//     others on other routers, each of at most fo free hosts (the most any other
+//     router has), any two hosts on different routers at least one hop further
+//     apart than two on one router (routerBound); when that bound is above the
+//     best score, or equal to it and the router's center larger, the candidate
+//     loses whatever it holds;
+//   - a router whose own and first-ring routers (its group, its global
+//     neighbours) hold k free hosts has its candidate within them: only they are
+//     listed (DragonflyNear.List(x, 1)), not the ~routers a group x (1 + 2 x global
+//     links) at distance 2. When they hold fewer, the candidate's hosts past them
+//     are at least 2 hops from the router's, one more than the bound counts: the
+//     bound so raised is tried again before the second ring is listed.
+//
+// ctx is looked at every 64 routers.
+func (a *graphGenAlg) decideRouters(ctx context.Context, k int, poll func(int) error) error {
+	// The two largest free counts of a router: the most on a router other than x.
+	var f1, f2 int32
+	for _, y := range a.keys {
+		f := a.grpOff[2*y+2] - a.grpOff[2*y+1]
+		if f > f1 {
+			f1, f2 = f, f1
+		} else if f > f2 {
+			f2 = f
+		}
+	}
+	for i, x := range a.keys {
+		if i%64 == 0 {
+			if err := context.Cause(ctx); err != nil {
+				return err
+			}
+		}
+		f := a.grpOff[2*x+2] - a.grpOff[2*x+1]
+		fo := f1
+		if f == f1 {
+			fo = f2
+		}
+		lb := routerBound(int64(k), int64(f), int64(fo), -1)
+		center := int(a.grp(2*x + 1)[0])
+		loses := func(lb int64) bool {
+			return a.bestCenter >= 0 && (lb > a.bestScore || lb == a.bestScore && center > a.bestCenter)
+		}
+		if loses(lb) {
+			a.dfSkipped++
+			continue
+		}
+		near, dist := a.dfNear.List(x, 1)
+		if int(f) < k {
+			var c1 int64
+			for j, y := range near {
+				if dist[j] == 1 {
+					c1 += int64(a.grpOff[2*y+2] - a.grpOff[2*y+1])
+				}
+			}
+			if c1 < int64(k)-int64(f) {
+				if loses(routerBound(int64(k), int64(f), int64(fo), c1)) {
+					a.dfSkipped1++
+					continue
+				}
+				near, dist = a.dfNear.List(x, 2)
+				a.dfRing2++
+			} else {
+				a.dfRing1++
+			}
+		} else {
+			a.dfRing1++
+		}
+		if err := a.decideRouter(x, near, dist, k, poll); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// routerBound is a lower bound on the score of a router's candidate of k hosts
+// holding the router's f free hosts (all, or k of them) and the rest on other
+// routers of at most fo free hosts each: a pair of hosts on one router is 2 hops
+// apart, on two routers at least 3, so the score is at least k(k-1) + the pairs
+// on different routers, which are fewest when the rest fill routers of fo. With
+// c1 >= 0 the free hosts of the routers at distance 1 (the first ring), the
+// k - f - c1 hosts past them (when positive) are at least 4 hops from each of the
+// router's f: one more a pair.
+func routerBound(k, f, fo, c1 int64) int64 {
+	c2 := func(c int64) int64 { return c * (c - 1) / 2 }
+	f = min(f, k)
+	same := c2(f)
+	rest := k - f
+	if rest > 0 && fo > 0 {
+		same += rest/fo*c2(fo) + c2(rest%fo)
+	}
+	lb := k*(k-1) + c2(k) - same
+	if c1 >= 0 && rest > c1 {
+		lb += f * (rest - c1)
+	}
+	return lb
+}
+
 // decideRouter makes router x's candidate (routerJob), scored from its counts.
 func (a *graphGenAlg) decideRouter(x int32, near, dist []int32, k int, poll func(int) error) error {
 	s, w, err := a.routerJob(x, near, dist, k, false)
@@ -234,14 +334,11 @@ func (a *graphGenAlg) decideRouter(x int32, near, dist []int32, k int, poll func
 
 // listRouter sets a.best to the hosts of router x's candidate.
 func (a *graphGenAlg) listRouter(ctx context.Context, x int32, k int) error {
-	var err error
-	_, e := a.hk.Near(ctx, []int32{x}, func(_ int, near, dist []int32, _ int32) {
-		_, _, err = a.routerJob(x, near, dist, k, true)
-	})
-	if e != nil {
-		return e
+	if err := context.Cause(ctx); err != nil {
+		return err
 	}
-	if err != nil {
+	near, dist := a.dfNear.List(x, 2)
+	if _, _, err := a.routerJob(x, near, dist, k, true); err != nil {
 		return err
 	}
 	a.best = append(a.best[:0], a.set...)

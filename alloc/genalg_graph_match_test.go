@@ -654,3 +654,187 @@ func TestGraphGenAlgClassCountIsListed(t *testing.T) {
 		}
 	}
 }
+
+// TestGraphGenAlgDragonflySmallK: decideRouters's cuts (routers skipped by their
+// bound, or by it raised past the first ring; candidates walked to distance 1 only) against the definition on
+// small dragonflies, built and read from a file with the hosts shuffled (centers
+// not ascending with the routers: the bound's tie rule), every k from 1 to a few
+// routers' hosts, on free sets of whole routers free or busy, of routers holding
+// one of two free counts (many routers tied), of one router all free and the others
+// fewer (the most on another router than the one at hand), all free but a few
+// hosts, and a random share. It fails unless each path (skipped, skipped past the first ring, distance 1,
+// distance 2) was taken at least 100 times.
+func TestGraphGenAlgDragonflySmallK(t *testing.T) {
+	rng := rand.New(rand.NewPCG(16, 256))
+	ms := graphsOf(t,
+		"dragonfly:hosts_per_router=4,routers_per_group=4,intergroup_links=1,num_groups=5",
+		"dragonfly:hosts_per_router=3,routers_per_group=6,intergroup_links=2,num_groups=7",
+		"dragonfly:hosts_per_router=2,routers_per_group=3,intergroup_links=1,num_groups=4")
+	for _, spec := range slices.Sorted(maps.Keys(ms)) {
+		g := ms[spec]
+		ms[spec+" file, hosts shuffled"] = readText(t, textOf(g, rng.Perm(g.N())))
+	}
+	trials := 20
+	if testing.Short() {
+		trials = 10
+	}
+	var skipped, skipped1, ring1, ring2 int
+	for _, name := range slices.Sorted(maps.Keys(ms)) {
+		g := ms[name]
+		n := g.N()
+		var nb []int
+		router := make([]int, n)
+		for v := range n {
+			router[v] = g.Neighbors(v, nb[:0])[0]
+		}
+		per := 0
+		for v := range n {
+			if router[v] == router[0] {
+				per++
+			}
+		}
+		a := newGraphGenAlg(g)
+		for trial := range trials {
+			var free []int
+			switch trial % 5 {
+			case 0, 1, 4: // whole routers free or busy; each router free up to one of two counts; or one router free, the others fewer
+				want := map[int]int{}
+				c1, c2 := 1+rng.IntN(per), 1+rng.IntN(per)
+				if trial%5 == 0 {
+					c1, c2 = per, 0
+				}
+				if trial%5 == 4 {
+					want[router[rng.IntN(n)]] = per
+				}
+				for _, v := range rng.Perm(n) {
+					r := router[v]
+					if _, ok := want[r]; !ok {
+						want[r] = []int{c1, c2, 0}[rng.IntN(3)]
+						if trial%5 == 4 {
+							want[r] = rng.IntN(per)
+						}
+					}
+					if want[r] > 0 {
+						want[r]--
+						free = append(free, v)
+					}
+				}
+			case 2: // all but a few
+				out := map[int]bool{}
+				for range 1 + rng.IntN(4) {
+					out[rng.IntN(n)] = true
+				}
+				for v := range n {
+					if !out[v] {
+						free = append(free, v)
+					}
+				}
+			default:
+				p := 0.2 + 0.8*rng.Float64()
+				for v := range n {
+					if rng.Float64() < p {
+						free = append(free, v)
+					}
+				}
+			}
+			slices.Sort(free)
+			for k := 1; k <= min(len(free)-1, 4*per+2); k++ {
+				decideAsPlain(t, a, g, free, k, fmt.Sprintf("%s trial %d", name, trial))
+			}
+		}
+		skipped, skipped1 = skipped+a.dfSkipped, skipped1+a.dfSkipped1
+		ring1, ring2 = ring1+a.dfRing1, ring2+a.dfRing2
+	}
+	t.Logf("routers skipped %d, skipped past the first ring %d, walked to distance 1 %d, to 2 %d", skipped, skipped1, ring1, ring2)
+	if skipped < 100 || skipped1 < 100 || ring1 < 100 || ring2 < 100 {
+		t.Fatalf("routers skipped %d, skipped past the first ring %d, walked to distance 1 %d, to 2 %d: want at least 100 each", skipped, skipped1, ring1, ring2)
+	}
+}
+
+// TestGraphGenAlgRouterBound: decideRouters's bounds (routerBound, without and
+// with the first ring's free hosts) are at most the score of the candidate of
+// every free host as center (the definition's: the free hosts by distance and
+// index, the first k scored by PairDistSum), on small dragonflies, every k from 1
+// to four routers' hosts, free sets of whole routers (sparse and dense) and random
+// shares; and each bound equals the score in at least 50 cases (a bound one too
+// high fails).
+func TestGraphGenAlgRouterBound(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 99))
+	ms := graphsOf(t,
+		"dragonfly:hosts_per_router=3,routers_per_group=4,intergroup_links=1,num_groups=5",
+		"dragonfly:hosts_per_router=2,routers_per_group=6,intergroup_links=2,num_groups=7")
+	var tight, tight1 int
+	for _, name := range slices.Sorted(maps.Keys(ms)) {
+		g := ms[name]
+		n := g.N()
+		var nb []int
+		router := make([]int, n)
+		for v := range n {
+			router[v] = g.Neighbors(v, nb[:0])[0]
+		}
+		for trial := range 12 {
+			var free []int
+			on := map[int]bool{}
+			share := []float64{0.15, 0.4, 0.8}[trial%3]
+			for v := range n {
+				if _, seen := on[router[v]]; !seen {
+					on[router[v]] = rng.Float64() < share
+				}
+				if on[router[v]] && (trial%2 == 0 || rng.IntN(4) > 0) {
+					free = append(free, v)
+				}
+			}
+			cnt, host := map[int]int64{}, map[int]int{} // per router: free hosts, one of them
+			for _, v := range free {
+				cnt[router[v]]++
+				host[router[v]] = v
+			}
+			per := 0
+			for v := range n {
+				if router[v] == router[0] {
+					per++
+				}
+			}
+			var cand []int64
+			for k := 1; k <= min(len(free), 4*per); k++ {
+				for _, c := range free {
+					cand = cand[:0]
+					for _, v := range free {
+						cand = append(cand, int64(g.Dist(c, v))<<32|int64(v))
+					}
+					slices.Sort(cand)
+					set := make([]int, k)
+					for i, key := range cand[:k] {
+						set[i] = int(key & (1<<32 - 1))
+					}
+					s, _ := g.PairDistSum(set)
+					x := router[c]
+					var fo, c1 int64
+					for r, m := range cnt {
+						if r != x {
+							fo = max(fo, m)
+							if g.Dist(c, host[r]) == 3 { // a router one hop from x
+								c1 += m
+							}
+						}
+					}
+					lb := routerBound(int64(k), cnt[x], fo, -1)
+					lb1 := routerBound(int64(k), cnt[x], fo, c1)
+					if lb > s || lb1 > s {
+						t.Fatalf("%s: free %v, k = %d, center %d: bounds %d, %d past the score %d", name, free, k, c, lb, lb1, s)
+					}
+					if lb == s {
+						tight++
+					}
+					if lb1 == s && int64(k)-cnt[x] > c1 {
+						tight1++
+					}
+				}
+			}
+		}
+	}
+	t.Logf("bounds equal to the score: %d, past the first ring %d", tight, tight1)
+	if tight < 50 || tight1 < 50 {
+		t.Fatalf("bounds equal to the score: %d, past the first ring %d: want at least 50 each", tight, tight1)
+	}
+}

@@ -208,57 +208,15 @@ func (hk *HopKeys) KeyDist(x, y int32) (int32, bool) {
 // router in a row. ctx is looked at every 64 sources: its cause is returned when it
 // has ended.
 func (hk *HopKeys) Near(ctx context.Context, srcs []int32, fn func(i int, keys, dist []int32, far int32)) (bool, error) {
-	s := hk.df
-	if s == nil {
+	w := hk.DragonflyNear()
+	if w == nil {
 		return false, nil
 	}
-	g := hk.g
-	s.dfIndex(g)
-	R, a := s.a*s.groups, int32(s.a)
-	routerKey := make([]int32, R)
-	for x, r := range hk.keyRouter {
-		routerKey[r] = int32(x)
-	}
-	stamp := make([]int32, R) // i+1 when listed for srcs[i]
-	at := make([]int32, R)    // its index in keys
-	var keys, dist []int32
 	for i, x := range srcs {
 		if i%64 == 0 && ctx.Err() != nil {
 			return true, context.Cause(ctx)
 		}
-		keys, dist = keys[:0], dist[:0]
-		mark := int32(i + 1)
-		add := func(v, d int32) {
-			if stamp[v] == mark {
-				j := at[v]
-				dist[j] = min(dist[j], d)
-				return
-			}
-			stamp[v], at[v] = mark, int32(len(keys))
-			keys, dist = append(keys, routerKey[v]), append(dist, d)
-		}
-		r := hk.keyRouter[x]
-		A := r / a
-		add(r, 0)
-		for v := A * a; v < (A+1)*a; v++ {
-			add(v, 1)
-		}
-		for _, v := range s.glob[s.gOff[r]:s.gOff[r+1]] {
-			add(v, 1)
-		}
-		for _, B := range s.lgrp[s.lOff[r]:s.lOff[r+1]] {
-			for v := B * a; v < (B+1)*a; v++ {
-				add(v, 2)
-			}
-		}
-		for u := A * a; u < (A+1)*a; u++ {
-			for _, v := range s.glob[s.gOff[u]:s.gOff[u+1]] {
-				add(v, 2)
-			}
-		}
-		for _, v := range s.two[s.tOff[r]:s.tOff[r+1]] {
-			add(v, 2)
-		}
+		keys, dist := w.List(x, 2)
 		fn(i, keys, dist, 3)
 	}
 	return true, nil

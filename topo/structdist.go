@@ -964,3 +964,95 @@ func (s *synthLayout) dfPairsSingles(sc *dfScratch, t *DragonflyFree, p *dfPiece
 	}
 	return (o1+o2)/2 + ow
 }
+
+// DragonflyNear lists the keys near a source key on a dragonfly with Near's short
+// form (HopKeys.Near, the same lists in the same order), one source at a time, its
+// scratch kept from source to source and from call to call: List(x, 1) stops after
+// the routers at distance 1 (x's group and x's global neighbours, about routers a
+// group + global links a router of them), List(x, 2) goes on to those at 2 (about
+// routers a group x (1 + 2 x global links a router)). A caller that needs only the
+// first ring lists no more.
+type DragonflyNear struct {
+	s                    *synthLayout
+	keyRouter            []int32
+	routerKey, stamp, at []int32
+	mark                 int32
+	keys, dist           []int32
+	last, upTo           int32 // the last call's key and ring
+}
+
+// DragonflyNear returns the lister of the keys near a key (nil when Near has no
+// short form).
+func (hk *HopKeys) DragonflyNear() *DragonflyNear {
+	s := hk.df
+	if s == nil {
+		return nil
+	}
+	s.dfIndex(hk.g)
+	R := s.a * s.groups
+	w := &DragonflyNear{s: s, keyRouter: hk.keyRouter, routerKey: make([]int32, R),
+		stamp: make([]int32, R), at: make([]int32, R)}
+	for x, r := range hk.keyRouter {
+		w.routerKey[r] = int32(x)
+	}
+	return w
+}
+
+// List returns the keys within distance upTo (1 or 2) of key x, x first (at 0),
+// and their distances; both are scratch, valid until the next call. Every other
+// key is farther (at 2 or 3 for upTo 1, at 3 for upTo 2). List(x, 2) right after
+// List(x, 1) goes on from the first ring (the same lists as anew).
+func (w *DragonflyNear) List(x, upTo int32) (keys, dist []int32) {
+	s := w.s
+	resume := w.mark > 0 && x == w.last && w.upTo == 1 && upTo >= 2
+	w.last, w.upTo = x, upTo
+	if !resume {
+		w.mark++
+		if w.mark <= 0 {
+			clear(w.stamp)
+			w.mark = 1
+		}
+		keys, dist = w.keys[:0], w.dist[:0]
+	} else {
+		keys, dist = w.keys, w.dist
+	}
+	mark, stamp, at := w.mark, w.stamp, w.at
+	add := func(v, d int32) {
+		if stamp[v] == mark {
+			j := at[v]
+			dist[j] = min(dist[j], d)
+			return
+		}
+		stamp[v], at[v] = mark, int32(len(keys))
+		keys, dist = append(keys, w.routerKey[v]), append(dist, d)
+	}
+	a := int32(s.a)
+	r := w.keyRouter[x]
+	A := r / a
+	if !resume {
+		add(r, 0)
+		for v := A * a; v < (A+1)*a; v++ {
+			add(v, 1)
+		}
+		for _, v := range s.glob[s.gOff[r]:s.gOff[r+1]] {
+			add(v, 1)
+		}
+	}
+	if upTo >= 2 {
+		for _, B := range s.lgrp[s.lOff[r]:s.lOff[r+1]] {
+			for v := B * a; v < (B+1)*a; v++ {
+				add(v, 2)
+			}
+		}
+		for u := A * a; u < (A+1)*a; u++ {
+			for _, v := range s.glob[s.gOff[u]:s.gOff[u+1]] {
+				add(v, 2)
+			}
+		}
+		for _, v := range s.two[s.tOff[r]:s.tOff[r+1]] {
+			add(v, 2)
+		}
+	}
+	w.keys, w.dist = keys, dist
+	return keys, dist
+}

@@ -1,7 +1,9 @@
 package topo
 
 import (
+	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -402,4 +404,64 @@ func linksInto(g *Graph, r int32, A int) bool {
 		}
 	}
 	return false
+}
+
+// TestDragonflyNearRings: DragonflyNear.List(x, upTo) lists every key within upTo
+// (1, 2) of key x once, with its distance from Rows (breadth-first), and no other,
+// on dragonflies built and read from a file, with the calls for 1 and 2
+// interleaved (the scratch kept from call to call) and the stamps wrapping around.
+func TestDragonflyNearRings(t *testing.T) {
+	for _, spec := range []string{
+		"dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=5",
+		"dragonfly:hosts_per_router=1,routers_per_group=4,intergroup_links=2,num_groups=9",
+		"dragonfly:hosts_per_router=3,routers_per_group=6,intergroup_links=2,num_groups=7",
+		"dragonfly:hosts_per_router=1,routers_per_group=8,intergroup_links=1,num_groups=24"} {
+		m, err := ParseMachine(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g2, err := ReadGraph(strings.NewReader(edgeListOf(m.(*Graph))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, g := range map[string]*Graph{spec: m.(*Graph), spec + " from a file": g2} {
+			hk := newHopKeys(g, mustHopIndex(t, g, "rows"))
+			w := hk.DragonflyNear()
+			if w == nil {
+				t.Fatalf("%s: no DragonflyNear", name)
+			}
+			srcs := make([]int32, hk.NumKeys)
+			for i := range srcs {
+				srcs[i] = int32(i)
+			}
+			w.List(0, 2)           // stamps 1 left behind
+			w.mark = math.MaxInt32 // the next call wraps around, to 1 again
+			if err := hk.Rows(context.Background(), srcs, func(i int, row []int32) {
+				x := srcs[i]
+				for _, upTo := range []int32{1, 2, 1} {
+					keys, dist := w.List(x, upTo)
+					got := map[int32]int32{}
+					for j, y := range keys {
+						if _, dup := got[y]; dup {
+							t.Fatalf("%s: List(%d, %d) lists key %d twice", name, x, upTo, y)
+						}
+						got[y] = dist[j]
+					}
+					for y, d := range row {
+						gd, in := got[int32(y)]
+						switch {
+						case d <= upTo && !in:
+							t.Fatalf("%s: List(%d, %d) leaves out key %d at %d", name, x, upTo, y, d)
+						case d > upTo && in:
+							t.Fatalf("%s: List(%d, %d) lists key %d at %d (listed at %d)", name, x, upTo, y, d, gd)
+						case in && gd != d:
+							t.Fatalf("%s: List(%d, %d): key %d at %d, Rows %d", name, x, upTo, y, gd, d)
+						}
+					}
+				}
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 }
