@@ -492,23 +492,10 @@ func TestGraphGenAlgByCountsMatchesPlain(t *testing.T) {
 						free = append(free, v)
 					}
 				}
-			case 2: // all but a few
-				out := map[int]bool{}
-				for range 1 + rng.IntN(6) {
-					out[rng.IntN(n)] = true
-				}
-				for v := range n {
-					if !out[v] {
-						free = append(free, v)
-					}
-				}
+			case 2:
+				free = allButAFew(rng, n, 6)
 			default:
-				p := 0.3 + 0.7*rng.Float64()
-				for v := range n {
-					if rng.Float64() < p {
-						free = append(free, v)
-					}
-				}
+				free = randomShare(rng, n, 0.3+0.7*rng.Float64())
 			}
 			if len(free) < 2 {
 				continue
@@ -719,23 +706,10 @@ func TestGraphGenAlgDragonflySmallK(t *testing.T) {
 						free = append(free, v)
 					}
 				}
-			case 2: // all but a few
-				out := map[int]bool{}
-				for range 1 + rng.IntN(4) {
-					out[rng.IntN(n)] = true
-				}
-				for v := range n {
-					if !out[v] {
-						free = append(free, v)
-					}
-				}
+			case 2:
+				free = allButAFew(rng, n, 4)
 			default:
-				p := 0.2 + 0.8*rng.Float64()
-				for v := range n {
-					if rng.Float64() < p {
-						free = append(free, v)
-					}
-				}
+				free = randomShare(rng, n, 0.2+0.8*rng.Float64())
 			}
 			slices.Sort(free)
 			for k := 1; k <= min(len(free)-1, 4*per+2); k++ {
@@ -837,4 +811,31 @@ func TestGraphGenAlgRouterBound(t *testing.T) {
 	if tight < 50 || tight1 < 50 {
 		t.Fatalf("bounds equal to the score: %d, past the first ring %d: want at least 50 each", tight, tight1)
 	}
+}
+
+// allButAFew is the nodes 0..n-1 but 1 to most of them drawn at random (a
+// draw may repeat), in order.
+func allButAFew(rng *rand.Rand, n, most int) []int {
+	out := map[int]bool{}
+	for range 1 + rng.IntN(most) {
+		out[rng.IntN(n)] = true
+	}
+	var free []int
+	for v := range n {
+		if !out[v] {
+			free = append(free, v)
+		}
+	}
+	return free
+}
+
+// randomShare is each of the nodes 0..n-1 with probability p, in order.
+func randomShare(rng *rand.Rand, n int, p float64) []int {
+	var free []int
+	for v := range n {
+		if rng.Float64() < p {
+			free = append(free, v)
+		}
+	}
+	return free
 }
