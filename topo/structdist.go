@@ -344,16 +344,7 @@ func (s *synthLayout) dfPairs(sc *dfScratch, gen int32, k int64) int64 {
 	for gi := range sc.groups {
 		// in[B]: the job's hosts of group B on routers with a link into A; yAll
 		// their sum (Y: the job's routers of other groups with a link into A).
-		sc.bGen++
-		inGen := sc.bGen
-		var yAll int64
-		for _, l := range sc.inLinks[sc.iOff[gi]:sc.iOff[gi+1]] {
-			if in[l.group].stamp != inGen {
-				in[l.group] = dfInW{inGen, 0}
-			}
-			in[l.group].w += int64(l.w)
-			yAll += int64(l.w)
-		}
+		inGen, yAll := sc.sumInLinks(gi)
 		for _, r1 := range sc.byGroup[sc.rOff[gi]:sc.rOff[gi+1]] {
 			w1 := int64(rw[r1].w)
 			var x, z, j1 int64
@@ -431,6 +422,23 @@ func (s *synthLayout) bucketByGroup(sc *dfScratch, routers []int32, gen int32, s
 			}
 		}
 	}
+}
+
+// sumInLinks adds up, by group B, the hosts on the set's routers of B with a
+// global link into the set's gi-th group (bucketByGroup's inLinks), in sc.in
+// stamped with a new bGen, which it returns with their sum.
+func (sc *dfScratch) sumInLinks(gi int) (inGen int32, sum int64) {
+	sc.bGen++
+	inGen = sc.bGen
+	in := sc.in
+	for _, l := range sc.inLinks[sc.iOff[gi]:sc.iOff[gi+1]] {
+		if in[l.group].stamp != inGen {
+			in[l.group] = dfInW{inGen, 0}
+		}
+		in[l.group].w += int64(l.w)
+		sum += int64(l.w)
+	}
+	return inGen, sum
 }
 
 // resize32 returns b with length n, zeroed, reusing its array when it can.
@@ -903,16 +911,7 @@ func (s *synthLayout) dfPairsSingles(sc *dfScratch, t *DragonflyFree, p *dfPiece
 		if sc.rOff[gi] == sc.rOff[gi+1] {
 			continue
 		}
-		sc.bGen++
-		inGen := sc.bGen
-		var yAll int64
-		for _, l := range sc.inLinks[sc.iOff[gi]:sc.iOff[gi+1]] {
-			if in[l.group].stamp != inGen {
-				in[l.group] = dfInW{inGen, 0}
-			}
-			in[l.group].w += int64(l.w)
-			yAll += int64(l.w)
-		}
+		inGen, yAll := sc.sumInLinks(gi)
 		var slA int64
 		if anyUnit {
 			slA = sc.sl[A]
