@@ -462,18 +462,7 @@ func TestGraphGenAlgByCountsMatchesPlain(t *testing.T) {
 	for _, name := range names {
 		g := ms[name]
 		n := g.N()
-		anchor := make([]int, n) // a host's leaf switch or router
-		var nb []int
-		for v := range n {
-			nb = g.Neighbors(v, nb[:0])
-			anchor[v] = nb[0]
-		}
-		per := 0 // hosts on host 0's anchor
-		for v := range n {
-			if anchor[v] == anchor[0] {
-				per++
-			}
-		}
+		anchor, per := hostAnchors(g) // a host's leaf switch or router; hosts on host 0's
 		a := newGraphGenAlg(g)
 		for trial := range trials {
 			var free []int
@@ -536,12 +525,7 @@ func TestGraphGenAlgDragonflyCutoffBuckets(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s: not recognised as a dragonfly", name)
 		}
-		// A host's router: its one neighbour.
-		var nb []int
-		router := make([]int, n)
-		for v := range n {
-			router[v] = g.Neighbors(v, nb[:0])[0]
-		}
+		router, _ := hostAnchors(g)
 		a := newGraphGenAlg(g)
 		for trial := range trials {
 			share := make(map[int]float64) // per router: the chance each of its hosts is free
@@ -669,17 +653,7 @@ func TestGraphGenAlgDragonflySmallK(t *testing.T) {
 	for _, name := range slices.Sorted(maps.Keys(ms)) {
 		g := ms[name]
 		n := g.N()
-		var nb []int
-		router := make([]int, n)
-		for v := range n {
-			router[v] = g.Neighbors(v, nb[:0])[0]
-		}
-		per := 0
-		for v := range n {
-			if router[v] == router[0] {
-				per++
-			}
-		}
+		router, per := hostAnchors(g)
 		a := newGraphGenAlg(g)
 		for trial := range trials {
 			var free []int
@@ -741,11 +715,7 @@ func TestGraphGenAlgRouterBound(t *testing.T) {
 	for _, name := range slices.Sorted(maps.Keys(ms)) {
 		g := ms[name]
 		n := g.N()
-		var nb []int
-		router := make([]int, n)
-		for v := range n {
-			router[v] = g.Neighbors(v, nb[:0])[0]
-		}
+		router, _ := hostAnchors(g)
 		for trial := range 12 {
 			var free []int
 			on := map[int]bool{}
@@ -838,4 +808,21 @@ func randomShare(rng *rand.Rand, n int, p float64) []int {
 		}
 	}
 	return free
+}
+
+// hostAnchors is each host's anchor (its one neighbour: a leaf switch or a
+// router) of a network whose hosts all hang on one, and the number of hosts on
+// host 0's.
+func hostAnchors(g *topo.Graph) (anchor []int, per int) {
+	var nb []int
+	anchor = make([]int, g.N())
+	for v := range anchor {
+		anchor[v] = g.Neighbors(v, nb[:0])[0]
+	}
+	for v := range anchor {
+		if anchor[v] == anchor[0] {
+			per++
+		}
+	}
+	return anchor, per
 }
