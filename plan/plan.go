@@ -161,8 +161,15 @@ type Plan struct {
 	includedAs           map[string]string // path -> IncludedName (of both files' included files)
 	// topology is the site's topology.conf as read (with its included files),
 	// nil without one.
-	topology   *slurm.Topology
-	leaf       []int32 // leaf switch of each node, -1 when none
+	topology *slurm.Topology
+	// topoYAML is the site's topology.yaml (Options.TopologyConf read as one:
+	// every topology), nil without one; partTopology the topology index of
+	// each partition whose Topology= names one, confParts slurm.conf's
+	// partitions as read (topoyaml.go).
+	topoYAML     *slurm.TopologyYAML
+	partTopology map[string]int
+	confParts    []slurm.ConfPartition
+	leaf         []int32 // leaf switch of each node, -1 when none
 	opt        Options
 	sched      sim.Sched
 	progressMu sync.Mutex
@@ -501,7 +508,11 @@ func (p *Plan) checkInputs(ctx context.Context) error {
 	if ctx.Err() != nil {
 		return context.Cause(ctx)
 	}
-	if opt.TopologyConf != nil {
+	if opt.TopologyConf != nil && isTopologyYAML(opt.TopologyConf) {
+		if err := p.readTopologyYAML(ctx); err != nil {
+			return err
+		}
+	} else if opt.TopologyConf != nil {
 		var t *slurm.Topology
 		var err error
 		if opt.ReadIncluded != nil {
@@ -524,6 +535,18 @@ func (p *Plan) checkInputs(ctx context.Context) error {
 			return &InputError{opt.TopologyConfPath, err}
 		}
 		p.siteTopologyIncluded = site.Included
+	}
+	if err := p.checkPartitionTopologies(); err != nil {
+		return err
+	}
+	if len(p.partTopology) > 0 && len(p.parts) > 0 {
+		// Partitions of different topologies decide by different rules: the
+		// replays keep each job in its partition, and the current
+		// configuration's emulation is told it (partSwitch).
+		def := p.topoYAML.Default()
+		for _, ti := range p.partTopology {
+			p.partsMatter = p.partsMatter || ti != def
+		}
 	}
 	if n := len(p.siteIncluded) + len(p.siteTopologyIncluded); n > 0 {
 		var err error
@@ -723,6 +746,7 @@ func (p *Plan) checkPartitions() error {
 	if err != nil {
 		return &InputError{p.opt.SlurmConfPath, err}
 	}
+	p.confParts = parts
 	r := &p.Report
 	sel := strings.ToLower(p.conf.Global("SelectType"))
 	whole := sel == "select/linear"

@@ -164,6 +164,11 @@ func newPartitions(jobs []Job, cfg Config) (*partitions, error) {
 			pt.away[name], pt.out[name] = away, out
 		}
 	}
+	// An allocator whose rule depends on the partition (alloc.PartitionRuled)
+	// is told each decision's partition: jobs of one partition, or of
+	// partitions holding every node, are replayed as jobs of several.
+	_, ruled := cfg.Alloc.(alloc.PartitionRuled)
+	perJob := cfg.perJob || ruled
 	restricted, tier0, tiers := false, 0, false
 	for _, j := range jobs {
 		nodes, ok := cfg.Partitions[j.Partition]
@@ -183,13 +188,13 @@ func newPartitions(jobs []Job, cfg Config) (*partitions, error) {
 	// Jobs of partitions of several tiers are queued by tier (sched.go), even
 	// when every partition holds every node.
 	tiers = tiers && cfg.Sched != SchedAsRun
-	if !restricted && !cfg.perJob && !tiers {
+	if !restricted && !perJob && !tiers {
 		return nil, nil
 	}
 	if cfg.Comm != nil || cfg.Baseline != nil {
 		return nil, errors.New("sim: partitions are replayed without a communication model or an exact baseline")
 	}
-	if len(pt.jobsIn) == 1 && !cfg.perJob {
+	if len(pt.jobsIn) == 1 && !perJob {
 		for name := range pt.jobsIn {
 			pt.fixed = pt.away[name]
 		}
@@ -288,7 +293,21 @@ func (pt *partitions) enter(a alloc.Allocator, part string, block []uint64) erro
 	if err := pt.mask.Set(oc, away); err != nil {
 		return fmt.Errorf("sim: keeping a job in its partition %s: %w", part, err)
 	}
+	if err := usePartition(a, part); err != nil {
+		return err
+	}
 	pt.cur, pt.entered, pt.maskGen = part, true, gen
+	return nil
+}
+
+// usePartition tells an allocator whose rule depends on the partition
+// (alloc.PartitionRuled) the partition of the decisions that follow.
+func usePartition(a alloc.Allocator, part string) error {
+	if r, ok := a.(alloc.PartitionRuled); ok {
+		if err := r.UsePartition(part); err != nil {
+			return fmt.Errorf("sim: partition %s: %w", part, err)
+		}
+	}
 	return nil
 }
 
