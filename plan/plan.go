@@ -170,9 +170,9 @@ type Plan struct {
 	partTopology map[string]int
 	confParts    []slurm.ConfPartition
 	leaf         []int32 // leaf switch of each node, -1 when none
-	opt        Options
-	sched      sim.Sched
-	progressMu sync.Mutex
+	opt          Options
+	sched        sim.Sched
+	progressMu   sync.Mutex
 	// partitions (partition.go)
 	parts       []planPartition
 	mparts      *slurm.MachinePartitions // slurm.conf's partitions on the compute hosts; nil when not read
