@@ -660,9 +660,22 @@ func (cp *confParts) limitWarnings(jobs []Job) []Warning {
 	if cp == nil {
 		return nil
 	}
-	byName := make(map[string]*slurm.ConfPartition, len(cp.conf))
-	for i := range cp.conf {
-		byName[cp.conf[i].Name] = &cp.conf[i]
+	var ws []Warning
+	for _, text := range PartitionLimitWarnings(jobs, cp.conf) {
+		ws = append(ws, Warning{Field: "SlurmConf", File: cp.path, Text: text})
+	}
+	return ws
+}
+
+// PartitionLimitWarnings is limitWarnings' sentences: which of jobs (each in
+// its Partition, as AssignPartitions gives it) the State or limits of its
+// partition of conf would have kept from running, one sentence per case with
+// the count and the first job; what procalloc sim --slurm-conf and procalloc
+// plan say of a history.
+func PartitionLimitWarnings(jobs []Job, conf []slurm.ConfPartition) []string {
+	byName := make(map[string]*slurm.ConfPartition, len(conf))
+	for i := range conf {
+		byName[conf[i].Name] = &conf[i]
 	}
 	type tally struct {
 		count int
@@ -715,12 +728,12 @@ func (cp *confParts) limitWarnings(jobs []Job) []Warning {
 		inactive: "are in a partition of State=INACTIVE, which slurmctld would neither take nor start (PartitionInactive)",
 		drain:    "are in a partition of State=DRAIN, which slurmctld would not take (it starts only the jobs queued before the drain)",
 	}
-	var ws []Warning
+	var ws []string
 	for c := range cases {
 		if t[c].count > 0 {
-			ws = append(ws, Warning{Field: "SlurmConf", File: cp.path, Text: fmt.Sprintf(
+			ws = append(ws, fmt.Sprintf(
 				"%d of the %d jobs replayed %s; the history ran them, so they are replayed as it ran them (first: %s)",
-				t[c].count, len(jobs), what[c], t[c].first)})
+				t[c].count, len(jobs), what[c], t[c].first))
 		}
 	}
 	return ws
