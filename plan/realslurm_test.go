@@ -260,3 +260,127 @@ func TestPlanPartitionsOnSlurm(t *testing.T) {
 	}
 	fmt.Printf("plan partitions: %d placements predicted, %d differ\n", total, differ)
 }
+
+// TestCurrentTopologyYAMLOnSlurm: a site on Slurm 26.05 (PROCALLOC_SLURM_NEW or
+// /opt/slurm-new; skipped without one) with a topology.yaml of three
+// topologies, the sample's tree "fabric" (cluster_default), blocks "racks" and
+// a flat "none", and partitions all (every node, the default, no Topology=:
+// fabric), tp (node[01-08], Topology=none) and bp (node[09-16],
+// Topology=racks): the current deployment's files (the site's slurm.conf and
+// topology.yaml, as read) are started on a real slurmctld and a seeded
+// sequence of jobs, each submitted to one partition at random, is placed by
+// Slurm and by the current configuration's emulation told the partition
+// (alloc.PartitionRuled) and kept to its nodes. Every placement compared; it
+// ends with "plan topology.yaml: N placements predicted, D differ".
+func TestCurrentTopologyYAMLOnSlurm(t *testing.T) {
+	slurmtest.NeedDaemons(t, "munged")
+	prefix, version := slurmtest.NewSlurm(t)
+	script := slurmtest.Script(t)
+	steps := slurmtest.EnvCount(t, "PROCALLOC_SLURM_STEPS", 150)
+	prefixArgs := []string{"--prefix", prefix}
+	dir := filepath.Join(t.TempDir(), "yaml")
+	t.Cleanup(func() { exec.Command("bash", append([]string{script, "stop", "--dir", dir}, prefixArgs...)...).Run() })
+	port, err := ports.Start(17, func(base int) error {
+		_, err := ports.RunScript(nil, script, append([]string{"start", "--nodes", "16", "--dir", dir, "--port-base", strconv.Itoa(base)}, prefixArgs...)...)
+		return err
+	})
+	if errors.Is(err, ports.ErrNoSlurm) {
+		t.Skipf("Slurm %s not started: %v", version, err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ports.RunScript(nil, script, "conf", "--nodes", "16", "--dir", dir, "--port-base", strconv.Itoa(port)); err != nil {
+		t.Fatal(err)
+	}
+	base, err := os.ReadFile(filepath.Join(dir, "slurm.conf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf := append(base, "PartitionName=tp Nodes=node[01-08] MaxTime=INFINITE State=UP Topology=none\nPartitionName=bp Nodes=node[09-16] MaxTime=INFINITE State=UP Topology=racks\n"...)
+	yaml := `- topology: none
+  flat: true
+- topology: fabric
+  cluster_default: true
+  tree:
+    switches:
+      - switch: leaf01
+        nodes: node[01,05,09,13]
+      - switch: leaf02
+        nodes: node[02,06,10,14]
+      - switch: leaf03
+        nodes: node[03,07,11,15]
+      - switch: leaf04
+        nodes: node[04,08,12,16]
+      - switch: spine01
+        children: leaf[01-04]
+- topology: racks
+  block:
+    block_sizes: [2, 4]
+    blocks:
+      - block: r1
+        nodes: node[01-02]
+      - block: r2
+        nodes: node[03-04]
+      - block: r3
+        nodes: node[05-06]
+      - block: r4
+        nodes: node[07-08]
+      - block: r5
+        nodes: node[09-10]
+      - block: r6
+        nodes: node[11-12]
+      - block: r7
+        nodes: node[13-14]
+      - block: r8
+        nodes: node[15-16]
+`
+	v, err := plan.ParseVersion(version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	p, err := plan.Make(ctx, plan.Options{Machine: fabrictest.SampleFabric(t, "../topo/testdata"), MachineSource: "fattree.ibnetdiscover", SlurmConf: conf, SlurmConfPath: "slurm.conf",
+		TopologyConf: []byte(yaml), TopologyConfPath: "topology.yaml", Version: v, VersionSource: "test", TimeLimit: 10 * time.Second, Seed: 1})
+	cancel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, work := deployOn(t, p, plan.KindCurrent, version, dir, script, prefixArgs)
+	a, err := d.Allocator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ruled, ok := a.(alloc.PartitionRuled)
+	if !ok {
+		t.Fatalf("the current emulation of three topologies is %T, not told partitions", a)
+	}
+	names := d.NodeNames()
+	var all, tp, bp []int
+	for v, h := range names {
+		all = append(all, v)
+		if h <= "node08" {
+			tp = append(tp, v)
+		} else {
+			bp = append(bp, v)
+		}
+	}
+	parts := []slurmtest.Partition{{Name: "all", Nodes: all}, {Name: "tp", Nodes: tp}, {Name: "bp", Nodes: bp}}
+	allocIn := func(k int, part slurmtest.Partition) ([]int, error) {
+		if err := ruled.UsePartition(part.Name); err != nil {
+			return nil, err
+		}
+		var away []int
+		for v := range names {
+			if !slices.Contains(part.Nodes, v) {
+				away = append(away, v)
+			}
+		}
+		nodes, _, err := alloc.AllocateWithout(context.Background(), a, k, away, nil)
+		return nodes, err
+	}
+	c := &slurmtest.Cluster{Conf: filepath.Join(dir, "slurm.conf"), Dir: work, Submit: "salloc", Names: names, Prefix: prefix}
+	r := slurmtest.Compare(t, c, a, slurmtest.Run{Seed: 901, Steps: steps, Pending: alloc.ErrFragmented, Probes: 10, Partitions: parts, AllocateIn: allocIn})
+	t.Logf("current (topology.yaml: fabric default, tp flat, bp racks) on Slurm %s: %d placements predicted, %d differ; %d jobs both wait", version, r.Compared, r.Differ, r.Waits)
+	fmt.Printf("plan topology.yaml: %d placements predicted, %d differ\n", r.Compared, r.Differ)
+}
