@@ -1,6 +1,9 @@
 package slurm
 
 import (
+	"context"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -100,5 +103,71 @@ func TestTopologyYAMLTorusForms(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestParseTopologyYAMLAll: every topology of a topology.yaml read whole is the
+// topology ParseTopologyYAML selects by its name (the same parser), flat ones
+// kept as topologies without a network; Default is the cluster_default one,
+// else the first listed (Slurm's topology index 0); Index is by exact name;
+// a torus's placements are kept, anchors of their own flagged.
+func TestParseTopologyYAMLAll(t *testing.T) {
+	data := readFile(t, "../topo/testdata/topology.yaml")
+	src := data + `- topology: none
+  flat: true
+- topology: t2
+  torus3d:
+    toruses:
+      - name: t2
+        dims: {x: 2, y: 2, z: 1}
+        nodes: m[1-4]
+        placements:
+          - dims: {x: 2, y: 1, z: 1}
+          - dims: {x: 1, y: 1, z: 1}
+            anchor_seed: {x: 1, y: 0, z: 0}
+`
+	y, err := ParseTopologyYAMLAll(context.Background(), strings.NewReader(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, e := range y.Topologies {
+		kinds = append(kinds, e.Name+":"+e.Kind())
+		if e.Topology == nil {
+			if _, err := ParseTopologyYAML(strings.NewReader(src), e.Name); err == nil || !strings.Contains(err.Error(), "flat") {
+				t.Errorf("%s: ParseTopologyYAML %v", e.Name, err)
+			}
+			continue
+		}
+		one, err := ParseTopologyYAML(strings.NewReader(src), e.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(one, e.Topology) {
+			t.Errorf("%s: read whole %+v, alone %+v", e.Name, e.Topology, one)
+		}
+	}
+	if got := strings.Join(kinds, " "); got != "fabric:tree racks:block torus:torus3d none:flat t2:torus3d" {
+		t.Errorf("topologies %s", got)
+	}
+	if y.Default() != 0 || y.Index("racks") != 1 || y.Index("Racks") != -1 || y.Names() != "fabric, racks, torus, none, t2" {
+		t.Errorf("default %d, index %d %d, names %s", y.Default(), y.Index("racks"), y.Index("Racks"), y.Names())
+	}
+	t2 := y.Topologies[4].Torus
+	if !slices.Equal(t2.Placements, []Box{{2, 1, 1}, {1, 1, 1}}) || !t2.OwnAnchors || y.Topologies[2].Torus.OwnAnchors {
+		t.Errorf("placements %v, own anchors %v", t2.Placements, t2.OwnAnchors)
+	}
+	// Without cluster_default the first listed is the default.
+	y, err = ParseTopologyYAMLAll(context.Background(), strings.NewReader(strings.Replace(src, "  cluster_default: true\n", "", 1)))
+	if err != nil || y.Default() != 0 {
+		t.Fatalf("no cluster_default: %v", err)
+	}
+	y, err = ParseTopologyYAMLAll(context.Background(), strings.NewReader(strings.Replace(strings.Replace(src, "  cluster_default: true\n", "", 1), "- topology: none\n", "- topology: none\n  cluster_default: true\n", 1)))
+	if err != nil || y.Default() != 3 {
+		t.Fatalf("cluster_default on none: %v %d", err, y.Default())
+	}
+	// An error in any topology is the file's, naming its line.
+	if _, err := ParseTopologyYAMLAll(context.Background(), strings.NewReader(src+"- topology: bad\n  block:\n    blocks:\n      - block: b\n        nodes: x[1-2]\n      - block: b\n        nodes: x[3-4]\n")); err == nil || !strings.Contains(err.Error(), "line") {
+		t.Errorf("a bad topology: %v", err)
 	}
 }
