@@ -635,16 +635,20 @@ func (p *Plan) dropPartitionTopology() func(li int, l *slurm.ConfLine) ([]string
 		if _, ok := l.Get("Topology"); !ok {
 			return nil, nil
 		}
-		pairs := slices.DeleteFunc(slices.Clone(l.Pairs), func(c slurm.ConfPair) bool { return strings.EqualFold(c.Key, "Topology") })
-		s, err := slurm.FormatPairs(pairs)
-		if err != nil {
-			return nil, err
-		}
-		if l.Comment != "" {
-			s += " " + l.Comment
-		}
-		return []string{s}, nil
+		return lineOf(slices.DeleteFunc(slices.Clone(l.Pairs), func(c slurm.ConfPair) bool { return strings.EqualFold(c.Key, "Topology") }), l.Comment)
 	}
+}
+
+// lineOf is a line of pairs with comment (an edited line's own, kept).
+func lineOf(pairs []slurm.ConfPair, comment string) ([]string, error) {
+	s, err := slurm.FormatPairs(pairs)
+	if err != nil {
+		return nil, err
+	}
+	if comment != "" {
+		s += " " + comment
+	}
+	return []string{s}, nil
 }
 
 // setGlobals returns conf with the global settings of set (key, value) replaced
@@ -1306,14 +1310,7 @@ func renameNodeList(l *slurm.ConfLine, key string, rename func(list string) (str
 	if !changed {
 		return nil, nil
 	}
-	s, err := slurm.FormatPairs(pairs)
-	if err != nil {
-		return nil, err
-	}
-	if l.Comment != "" {
-		s += " " + l.Comment
-	}
-	return []string{s}, nil
+	return lineOf(pairs, l.Comment)
 }
 
 // buildTorus3D writes a topology.yaml torus3d for a torus of at most three

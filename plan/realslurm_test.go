@@ -189,24 +189,10 @@ func TestPlanPartitionsOnSlurm(t *testing.T) {
 			prefixArgs = []string{"--prefix", s.prefix}
 		}
 		dir := filepath.Join(t.TempDir(), "parts")
-		t.Cleanup(func() { exec.Command("bash", append([]string{script, "stop", "--dir", dir}, prefixArgs...)...).Run() })
-		port, err := ports.Start(17, func(base int) error {
-			_, err := ports.RunScript(nil, script, append([]string{"start", "--nodes", "16", "--dir", dir, "--port-base", strconv.Itoa(base)}, prefixArgs...)...)
-			return err
-		})
+		base, err := startCluster16(t, script, dir, prefixArgs)
 		if errors.Is(err, ports.ErrNoSlurm) {
 			t.Logf("Slurm %s not checked: %v", s.version, err)
 			continue
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := ports.RunScript(nil, script, "conf", "--nodes", "16", "--dir", dir, "--port-base", strconv.Itoa(port)); err != nil {
-			t.Fatal(err)
-		}
-		base, err := os.ReadFile(filepath.Join(dir, "slurm.conf"))
-		if err != nil {
-			t.Fatal(err)
 		}
 		conf := append(base, "PartitionName=debug Nodes=node[13-16] MaxTime=INFINITE State=UP\n"...)
 		v, err := plan.ParseVersion(s.version)
@@ -240,16 +226,7 @@ func TestPlanPartitionsOnSlurm(t *testing.T) {
 					}
 				}
 				parts := []slurmtest.Partition{{Name: "all", Nodes: all}, {Name: "debug", Nodes: debug}}
-				allocIn := func(k int, part slurmtest.Partition) ([]int, error) {
-					var away []int
-					for v := range names {
-						if !slices.Contains(part.Nodes, v) {
-							away = append(away, v)
-						}
-					}
-					nodes, _, err := alloc.AllocateWithout(context.Background(), a, k, away, nil)
-					return nodes, err
-				}
+				allocIn := allocateIn(a, len(names))
 				c := &slurmtest.Cluster{Conf: filepath.Join(dir, "slurm.conf"), Dir: work, Submit: "salloc", Names: names, Prefix: s.prefix}
 				r := slurmtest.Compare(t, c, a, slurmtest.Run{Seed: uint64(700 + 10*si + ki), Steps: steps, Pending: alloc.ErrFragmented, Probes: 10, Partitions: parts, AllocateIn: allocIn})
 				total += r.Compared
@@ -279,23 +256,9 @@ func TestCurrentTopologyYAMLOnSlurm(t *testing.T) {
 	steps := slurmtest.EnvCount(t, "PROCALLOC_SLURM_STEPS", 150)
 	prefixArgs := []string{"--prefix", prefix}
 	dir := filepath.Join(t.TempDir(), "yaml")
-	t.Cleanup(func() { exec.Command("bash", append([]string{script, "stop", "--dir", dir}, prefixArgs...)...).Run() })
-	port, err := ports.Start(17, func(base int) error {
-		_, err := ports.RunScript(nil, script, append([]string{"start", "--nodes", "16", "--dir", dir, "--port-base", strconv.Itoa(base)}, prefixArgs...)...)
-		return err
-	})
-	if errors.Is(err, ports.ErrNoSlurm) {
+	base, err := startCluster16(t, script, dir, prefixArgs)
+	if err != nil {
 		t.Skipf("Slurm %s not started: %v", version, err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ports.RunScript(nil, script, "conf", "--nodes", "16", "--dir", dir, "--port-base", strconv.Itoa(port)); err != nil {
-		t.Fatal(err)
-	}
-	base, err := os.ReadFile(filepath.Join(dir, "slurm.conf"))
-	if err != nil {
-		t.Fatal(err)
 	}
 	conf := append(base, "PartitionName=tp Nodes=node[01-08] MaxTime=INFINITE State=UP Topology=none\nPartitionName=bp Nodes=node[09-16] MaxTime=INFINITE State=UP Topology=racks\n"...)
 	yaml := `- topology: none
@@ -366,12 +329,52 @@ func TestCurrentTopologyYAMLOnSlurm(t *testing.T) {
 		}
 	}
 	parts := []slurmtest.Partition{{Name: "all", Nodes: all}, {Name: "tp", Nodes: tp}, {Name: "bp", Nodes: bp}}
+	kept := allocateIn(a, len(names))
 	allocIn := func(k int, part slurmtest.Partition) ([]int, error) {
 		if err := ruled.UsePartition(part.Name); err != nil {
 			return nil, err
 		}
+		return kept(k, part)
+	}
+	c := &slurmtest.Cluster{Conf: filepath.Join(dir, "slurm.conf"), Dir: work, Submit: "salloc", Names: names, Prefix: prefix}
+	r := slurmtest.Compare(t, c, a, slurmtest.Run{Seed: 901, Steps: steps, Pending: alloc.ErrFragmented, Probes: 10, Partitions: parts, AllocateIn: allocIn})
+	t.Logf("current (topology.yaml: fabric default, tp flat, bp racks) on Slurm %s: %d placements predicted, %d differ; %d jobs both wait", v, r.Compared, r.Differ, r.Waits)
+	fmt.Printf("plan topology.yaml: %d placements predicted, %d differ\n", r.Compared, r.Differ)
+}
+
+// startCluster16 starts a 16-node cluster in dir on free ports (stopped when
+// t ends) and returns its slurm.conf (scripts/slurm-cluster.sh conf); an
+// error wrapping ports.ErrNoSlurm when Slurm cannot be started at all.
+func startCluster16(t *testing.T, script, dir string, prefixArgs []string) ([]byte, error) {
+	t.Helper()
+	t.Cleanup(func() { exec.Command("bash", append([]string{script, "stop", "--dir", dir}, prefixArgs...)...).Run() })
+	port, err := ports.Start(17, func(base int) error {
+		_, err := ports.RunScript(nil, script, append([]string{"start", "--nodes", "16", "--dir", dir, "--port-base", strconv.Itoa(base)}, prefixArgs...)...)
+		return err
+	})
+	if errors.Is(err, ports.ErrNoSlurm) {
+		return nil, err
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ports.RunScript(nil, script, "conf", "--nodes", "16", "--dir", dir, "--port-base", strconv.Itoa(port)); err != nil {
+		t.Fatal(err)
+	}
+	base, err := os.ReadFile(filepath.Join(dir, "slurm.conf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return base, nil
+}
+
+// allocateIn predicts a job of a partition as the replays keep it: a's
+// decision with the nodes outside the partition kept away
+// (alloc.AllocateWithout), on a machine of n nodes.
+func allocateIn(a alloc.Allocator, n int) func(k int, part slurmtest.Partition) ([]int, error) {
+	return func(k int, part slurmtest.Partition) ([]int, error) {
 		var away []int
-		for v := range names {
+		for v := range n {
 			if !slices.Contains(part.Nodes, v) {
 				away = append(away, v)
 			}
@@ -379,8 +382,4 @@ func TestCurrentTopologyYAMLOnSlurm(t *testing.T) {
 		nodes, _, err := alloc.AllocateWithout(context.Background(), a, k, away, nil)
 		return nodes, err
 	}
-	c := &slurmtest.Cluster{Conf: filepath.Join(dir, "slurm.conf"), Dir: work, Submit: "salloc", Names: names, Prefix: prefix}
-	r := slurmtest.Compare(t, c, a, slurmtest.Run{Seed: 901, Steps: steps, Pending: alloc.ErrFragmented, Probes: 10, Partitions: parts, AllocateIn: allocIn})
-	t.Logf("current (topology.yaml: fabric default, tp flat, bp racks) on Slurm %s: %d placements predicted, %d differ; %d jobs both wait", version, r.Compared, r.Differ, r.Waits)
-	fmt.Printf("plan topology.yaml: %d placements predicted, %d differ\n", r.Compared, r.Differ)
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -428,15 +427,7 @@ func TestTopologyYAMLErrors(t *testing.T) {
 			opt.TopologyConf, opt.TopologyConfPath = []byte(c.topology), path
 			p, err := Make(context.Background(), opt)
 			if c.wantErr != nil {
-				var ie *InputError
-				if err == nil || !errors.As(err, &ie) {
-					t.Fatalf("got %v, want an InputError", err)
-				}
-				for _, w := range c.wantErr {
-					if !strings.Contains(err.Error(), w) {
-						t.Errorf("error %q does not name %q", err, w)
-					}
-				}
+				wantInputError(t, err, c.wantErr)
 				return
 			}
 			if err != nil {
