@@ -240,15 +240,18 @@ func TestPlanPartitionsOnSlurm(t *testing.T) {
 
 // TestCurrentTopologyYAMLOnSlurm: a site on Slurm 26.05 (PROCALLOC_SLURM_NEW or
 // /opt/slurm-new; skipped without one) with a topology.yaml of three
-// topologies, the sample's tree "fabric" (cluster_default), blocks "racks" and
-// a flat "none", and partitions all (every node, the default, no Topology=:
+// topologies, a flat "none", the sample's tree "fabric" (cluster_default) and
+// blocks "racks", and partitions all (every node, the default, no Topology=:
 // fabric), tp (node[01-08], Topology=none) and bp (node[09-16],
 // Topology=racks): the current deployment's files (the site's slurm.conf and
 // topology.yaml, as read) are started on a real slurmctld and a seeded
 // sequence of jobs, each submitted to one partition at random, is placed by
 // Slurm and by the current configuration's emulation told the partition
-// (alloc.PartitionRuled) and kept to its nodes. Every placement compared; it
-// ends with "plan topology.yaml: N placements predicted, D differ".
+// (alloc.PartitionRuled) and kept to its nodes. Every placement compared.
+// Then the default as plan reads it from the source: without cluster_default
+// the first listed (none, so all is flat), and of two cluster_default: true
+// the first (fabric; racks the second). It ends with "plan topology.yaml: N
+// placements predicted, D differ".
 func TestCurrentTopologyYAMLOnSlurm(t *testing.T) {
 	slurmtest.NeedDaemons(t, "munged")
 	prefix, version := slurmtest.NewSlurm(t)
@@ -302,44 +305,62 @@ func TestCurrentTopologyYAMLOnSlurm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	p, err := plan.Make(ctx, plan.Options{Machine: fabrictest.SampleFabric(t, "../topo/testdata"), MachineSource: "fattree.ibnetdiscover", SlurmConf: conf, SlurmConfPath: "slurm.conf",
-		TopologyConf: []byte(yaml), TopologyConfPath: "topology.yaml", Version: v, VersionSource: "test", TimeLimit: 10 * time.Second, Seed: 1})
-	cancel()
-	if err != nil {
-		t.Fatal(err)
+	total, differ := 0, 0
+	for i, c := range []struct{ name, yaml, wantNote string }{
+		{"fabric default", yaml, "topology fabric (tree, line 3; cluster_default: true) for the partitions without Topology="},
+		{"no cluster_default", strings.Replace(yaml, "  cluster_default: true\n", "", 1), "topology none (flat, line 1; no topology has cluster_default: true, Slurm takes the first listed)"},
+		{"two cluster_default", strings.Replace(yaml, "  block:\n", "  cluster_default: true\n  block:\n", 1), "topology fabric (tree, line 3; cluster_default: true)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			p, err := plan.Make(ctx, plan.Options{Machine: fabrictest.SampleFabric(t, "../topo/testdata"), MachineSource: "fattree.ibnetdiscover", SlurmConf: conf, SlurmConfPath: "slurm.conf",
+				TopologyConf: []byte(c.yaml), TopologyConfPath: "topology.yaml", Version: v, VersionSource: "test", TimeLimit: 10 * time.Second, Seed: 1})
+			cancel()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.ContainsFunc(p.Report.Notes, func(n string) bool { return strings.Contains(n, c.wantNote) }) {
+				t.Errorf("notes %q, want %q", p.Report.Notes, c.wantNote)
+			}
+			d, work := deployOn(t, p, plan.KindCurrent, version, dir, script, prefixArgs)
+			a, err := d.Allocator()
+			if err != nil {
+				t.Fatal(err)
+			}
+			ruled, ok := a.(alloc.PartitionRuled)
+			if !ok {
+				t.Fatalf("the current emulation of partitions of different topologies is %T, not told partitions", a)
+			}
+			names := d.NodeNames()
+			var all, tp, bp []int
+			for v, h := range names {
+				all = append(all, v)
+				if h <= "node08" {
+					tp = append(tp, v)
+				} else {
+					bp = append(bp, v)
+				}
+			}
+			parts := []slurmtest.Partition{{Name: "all", Nodes: all}, {Name: "tp", Nodes: tp}, {Name: "bp", Nodes: bp}}
+			kept := allocateIn(a, len(names))
+			allocIn := func(k int, part slurmtest.Partition) ([]int, error) {
+				if err := ruled.UsePartition(part.Name); err != nil {
+					return nil, err
+				}
+				return kept(k, part)
+			}
+			n := steps
+			if i > 0 {
+				n = max(1, steps/2)
+			}
+			cl := &slurmtest.Cluster{Conf: filepath.Join(dir, "slurm.conf"), Dir: work, Submit: "salloc", Names: names, Prefix: prefix}
+			r := slurmtest.Compare(t, cl, a, slurmtest.Run{Seed: uint64(901 + i), Steps: n, Pending: alloc.ErrFragmented, Probes: 10, Partitions: parts, AllocateIn: allocIn})
+			total += r.Compared
+			differ += r.Differ
+			t.Logf("current (%s) on Slurm %s: %d placements predicted, %d differ; %d jobs both wait", c.name, v, r.Compared, r.Differ, r.Waits)
+		})
 	}
-	d, work := deployOn(t, p, plan.KindCurrent, version, dir, script, prefixArgs)
-	a, err := d.Allocator()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ruled, ok := a.(alloc.PartitionRuled)
-	if !ok {
-		t.Fatalf("the current emulation of three topologies is %T, not told partitions", a)
-	}
-	names := d.NodeNames()
-	var all, tp, bp []int
-	for v, h := range names {
-		all = append(all, v)
-		if h <= "node08" {
-			tp = append(tp, v)
-		} else {
-			bp = append(bp, v)
-		}
-	}
-	parts := []slurmtest.Partition{{Name: "all", Nodes: all}, {Name: "tp", Nodes: tp}, {Name: "bp", Nodes: bp}}
-	kept := allocateIn(a, len(names))
-	allocIn := func(k int, part slurmtest.Partition) ([]int, error) {
-		if err := ruled.UsePartition(part.Name); err != nil {
-			return nil, err
-		}
-		return kept(k, part)
-	}
-	c := &slurmtest.Cluster{Conf: filepath.Join(dir, "slurm.conf"), Dir: work, Submit: "salloc", Names: names, Prefix: prefix}
-	r := slurmtest.Compare(t, c, a, slurmtest.Run{Seed: 901, Steps: steps, Pending: alloc.ErrFragmented, Probes: 10, Partitions: parts, AllocateIn: allocIn})
-	t.Logf("current (topology.yaml: fabric default, tp flat, bp racks) on Slurm %s: %d placements predicted, %d differ; %d jobs both wait", v, r.Compared, r.Differ, r.Waits)
-	fmt.Printf("plan topology.yaml: %d placements predicted, %d differ\n", r.Compared, r.Differ)
+	fmt.Printf("plan topology.yaml: %d placements predicted, %d differ\n", total, differ)
 }
 
 // startCluster16 starts a 16-node cluster in dir on free ports (stopped when

@@ -67,6 +67,9 @@ func (p *Plan) readTopologyYAML(ctx context.Context) error {
 		return &InputError{opt.TopologyConfPath, fmt.Errorf("line %d: a topology.yaml, which Slurm reads from 25.05 on (src/interfaces/topology.c, topology_g_init); Slurm %s (%s) reads TopologyPlugin and topology.conf: give the topology.conf it runs, or the Slurm version the site runs (--slurm-version 25.05 or later)", y.Topologies[0].Line, opt.Version, opt.VersionSource)}
 	}
 	r := &p.Report
+	for _, w := range y.Warnings {
+		r.Warnings = append(r.Warnings, opt.TopologyConfPath+": "+w)
+	}
 	for i := range y.Topologies {
 		e := &y.Topologies[i]
 		if e.Topology == nil {

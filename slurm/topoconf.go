@@ -418,10 +418,11 @@ func (t *Topology) BlocksOf() (*Blocks, error) {
 //	         torus3d: {name, dims, nodes} (or a list of one) is read too
 //	flat:    true (no network: refused)
 //
-// name selects a topology; empty selects the one with cluster_default: true, else the
-// only one. Errors name the line: unknown keys, a key given twice, two topologies of
-// one name, a topology with two of tree/block/torus3d/flat, two cluster_default:
-// true and a second YAML document are refused. Switches and blocks follow the rules
+// name selects a topology; empty selects the one with cluster_default: true (the
+// first of several, as Slurm takes it, with a warning), else the only one. Errors
+// name the line: unknown keys, a key given twice, two topologies of one name, a
+// topology with two of tree/block/torus3d/flat and a second YAML document are
+// refused. Switches and blocks follow the rules
 // of ParseTopologyConf (topology.yaml exists from Slurm 25.05, whose rules differ in
 // two places: a switch with nodes and children is a leaf whose children Slurm ignores
 // with a warning, and a switch with neither is an empty leaf); block_sizes are checked
@@ -462,6 +463,7 @@ func parseTopologyYAML(ctx context.Context, r io.Reader, name string) (*Topology
 	if flat {
 		return nil, fmt.Errorf("line %d: topology %s is flat: it describes no network", doc.entries[pick].line, doc.entries[pick].name)
 	}
+	t.Warnings = append(doc.warnings, t.Warnings...)
 	return t, nil
 }
 
@@ -470,6 +472,10 @@ func parseTopologyYAML(ctx context.Context, r io.Reader, name string) (*Topology
 // lists, each checked by the rules of ParseTopologyYAML, flat ones included.
 type TopologyYAML struct {
 	Topologies []YAMLTopology // in file order
+	// Warnings are what Slurm accepts of the list itself but procalloc says
+	// (a second cluster_default: true), naming the line; each topology's own
+	// are in its Topology.
+	Warnings []string
 }
 
 // YAMLTopology is one topology of a topology.yaml.
@@ -536,7 +542,7 @@ func ParseTopologyYAMLAll(ctx context.Context, r io.Reader) (*TopologyYAML, erro
 	if err != nil {
 		return nil, err
 	}
-	out := &TopologyYAML{}
+	out := &TopologyYAML{Warnings: doc.warnings}
 	for _, e := range doc.entries {
 		t, _, err := yamlTopologyOf(ctx, e.node)
 		if err != nil {
@@ -549,7 +555,8 @@ func ParseTopologyYAMLAll(ctx context.Context, r io.Reader) (*TopologyYAML, erro
 
 // yamlDoc is a topology.yaml's list of topologies, each's keys checked.
 type yamlDoc struct {
-	entries []yamlEntry
+	entries  []yamlEntry
+	warnings []string // what Slurm accepts of the list (a second cluster_default)
 }
 
 type yamlEntry struct {
@@ -633,9 +640,14 @@ func readTopologyYAMLDoc(ctx context.Context, r io.Reader) (*yamlDoc, error) {
 			}
 			if def = c.Value == "true"; def {
 				if defaultLine != 0 {
-					return nil, fmt.Errorf("line %d: a second cluster_default: true (the first on line %d)", c.Line, defaultLine)
+					// topology_g_init sorts the cluster_default ones first,
+					// in file order (qsort by _cmp_tctx; glibc's merge
+					// sort): the first is topology 0, the default.
+					out.warnings = append(out.warnings, fmt.Sprintf("line %d: a second cluster_default: true (the first on line %d): Slurm takes the first", c.Line, defaultLine))
+					def = false
+				} else {
+					defaultLine = c.Line
 				}
-				defaultLine = c.Line
 			}
 		}
 		out.entries = append(out.entries, yamlEntry{name: tn, line: t.Line, clusterDefault: def, node: t})

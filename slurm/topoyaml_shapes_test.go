@@ -166,6 +166,16 @@ func TestParseTopologyYAMLAll(t *testing.T) {
 	if err != nil || y.Default() != 3 {
 		t.Fatalf("cluster_default on none: %v %d", err, y.Default())
 	}
+	// Two cluster_default: true: Slurm takes the first (topology_g_init's
+	// sort keeps file order), said with the line of the second.
+	two := strings.Replace(src, "- topology: none\n", "- topology: none\n  cluster_default: true\n", 1)
+	y, err = ParseTopologyYAMLAll(context.Background(), strings.NewReader(two))
+	if err != nil || y.Default() != 0 || len(y.Warnings) != 1 || !strings.Contains(y.Warnings[0], "line 36: a second cluster_default: true (the first on line 3): Slurm takes the first") {
+		t.Errorf("two defaults: %v, default %d, warnings %q", err, y.Default(), y.Warnings)
+	}
+	if one, err := ParseTopologyYAML(strings.NewReader(two), ""); err != nil || one.Tree == nil || !slices.ContainsFunc(one.Warnings, func(w string) bool { return strings.Contains(w, "line 36") }) {
+		t.Errorf("two defaults, the default alone: %v", err)
+	}
 	// An error in any topology is the file's, naming its line.
 	if _, err := ParseTopologyYAMLAll(context.Background(), strings.NewReader(src+"- topology: bad\n  block:\n    blocks:\n      - block: b\n        nodes: x[1-2]\n      - block: b\n        nodes: x[3-4]\n")); err == nil || !strings.Contains(err.Error(), "line") {
 		t.Errorf("a bad topology: %v", err)
