@@ -92,11 +92,11 @@ type Torus struct {
 	Dims  [3]int   // X, Y, Z
 	Nodes []string // X*Y*Z node names, x fastest
 	// Placements are the job shapes of its placements (their dims), in the
-	// file's order; nil when it lists none. OwnAnchors is set when some
-	// placement gives an anchor_seed other than 0 or an anchor_spacing other
-	// than its own dims (Slurm's torus3d_record.c _build_placement_anchors),
-	// anchors Box.Anchors does not list.
+	// file's order; nil when it lists none.
 	Placements []Box
+	// OwnAnchors is set when some placement gives an anchor_seed other than 0
+	// or an anchor_spacing other than its own dims (Slurm's torus3d_record.c,
+	// _build_placement_anchors): anchors Box.Anchors does not list.
 	OwnAnchors bool
 }
 
