@@ -66,6 +66,12 @@ func (p *Plan) readTopologyYAML(ctx context.Context) error {
 	if !opt.Version.AtLeast(V2505) {
 		return &InputError{opt.TopologyConfPath, fmt.Errorf("line %d: a topology.yaml, which Slurm reads from 25.05 on (src/interfaces/topology.c, topology_g_init); Slurm %s (%s) reads TopologyPlugin and topology.conf: give the topology.conf it runs, or the Slurm version the site runs (--slurm-version 25.05 or later)", y.Topologies[0].Line, opt.Version, opt.VersionSource)}
 	}
+	for _, e := range y.Topologies {
+		if e.Topology != nil && e.Torus != nil && !opt.Version.AtLeast(V2605) {
+			// slurmctld loads every topology of the file, used or not.
+			return &InputError{opt.TopologyConfPath, fmt.Errorf("line %d: topology %s is torus3d, which Slurm has from 26.05 on; the site's is %s (%s)", e.Line, e.Name, opt.Version, opt.VersionSource)}
+		}
+	}
 	r := &p.Report
 	for _, w := range y.Warnings {
 		r.Warnings = append(r.Warnings, opt.TopologyConfPath+": "+w)
@@ -314,9 +320,6 @@ func (p *Plan) yamlRule(e *slurm.YAMLTopology, base alloc.SlurmConfig, rename ma
 		tc, why := p.torusOf(e.Torus)
 		if why != "" {
 			return rule, fmt.Sprintf("topology %s (torus3d, line %d) is not emulated: %s; modelled as flat (Slurm's node order)", e.Name, e.Line, why), nil
-		}
-		if !p.opt.Version.AtLeast(V2605) {
-			return rule, "", &InputError{p.opt.TopologyConfPath, fmt.Errorf("line %d: topology %s is torus3d, which Slurm has from 26.05 on; the site's is %s (%s)", e.Line, e.Name, p.opt.Version, p.opt.VersionSource)}
 		}
 		rule.torus = tc
 	}

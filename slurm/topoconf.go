@@ -652,6 +652,9 @@ func readTopologyYAMLDoc(ctx context.Context, r io.Reader) (*yamlDoc, error) {
 		}
 		out.entries = append(out.entries, yamlEntry{name: tn, line: t.Line, clusterDefault: def, node: t})
 	}
+	if len(out.entries) == 0 {
+		return nil, fmt.Errorf("line %d: an empty list: a topology.yaml lists at least one topology (- topology: NAME ...)", doc.Content[0].Line)
+	}
 	return out, nil
 }
 

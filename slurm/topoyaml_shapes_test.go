@@ -176,8 +176,66 @@ func TestParseTopologyYAMLAll(t *testing.T) {
 	if one, err := ParseTopologyYAML(strings.NewReader(two), ""); err != nil || one.Tree == nil || !slices.ContainsFunc(one.Warnings, func(w string) bool { return strings.Contains(w, "line 36") }) {
 		t.Errorf("two defaults, the default alone: %v", err)
 	}
+	// An empty list is no topology.yaml (it was a panic in plan).
+	for _, empty := range []string{"[]\n", "# none\n[]\n"} {
+		if _, err := ParseTopologyYAMLAll(context.Background(), strings.NewReader(empty)); err == nil || !strings.Contains(err.Error(), "an empty list") {
+			t.Errorf("%q: %v", empty, err)
+		}
+	}
 	// An error in any topology is the file's, naming its line.
 	if _, err := ParseTopologyYAMLAll(context.Background(), strings.NewReader(src+"- topology: bad\n  block:\n    blocks:\n      - block: b\n        nodes: x[1-2]\n      - block: b\n        nodes: x[3-4]\n")); err == nil || !strings.Contains(err.Error(), "line") {
 		t.Errorf("a bad topology: %v", err)
 	}
+}
+
+// FuzzParseTopologyYAMLAll: whatever the file, reading it whole does not panic;
+// when it succeeds, each of its topologies is what ParseTopologyYAML reads by
+// that name (a flat one refused there as describing no network), the default is
+// one of them, and ParseTopologyYAML without a name reads the default when the
+// file has one topology or a cluster_default one.
+func FuzzParseTopologyYAMLAll(f *testing.F) {
+	f.Add(readFile(f, "../topo/testdata/topology.yaml"))
+	f.Add("- topology: none\n  flat: true\n- topology: a\n  cluster_default: true\n  block:\n    block_sizes: [2]\n    blocks: [{block: b, nodes: n[1-2]}]\n")
+	f.Add("[]\n")
+	f.Add("- topology: a\n  cluster_default: true\n  flat: true\n- topology: b\n  cluster_default: true\n  tree: {switches: [{switch: s, nodes: n1}]}\n")
+	f.Fuzz(func(t *testing.T, src string) {
+		y, err := ParseTopologyYAMLAll(context.Background(), strings.NewReader(src))
+		if err != nil {
+			return
+		}
+		if d := y.Default(); d < 0 || d >= len(y.Topologies) {
+			t.Fatalf("default %d of %d", d, len(y.Topologies))
+		}
+		for i, e := range y.Topologies {
+			if y.Index(e.Name) != i {
+				t.Fatalf("Index(%q) = %d, want %d", e.Name, y.Index(e.Name), i)
+			}
+			one, err := ParseTopologyYAML(strings.NewReader(src), e.Name)
+			if e.Topology == nil {
+				if err == nil || !strings.Contains(err.Error(), "flat") {
+					t.Fatalf("%s: flat read whole, alone %v", e.Name, err)
+				}
+				continue
+			}
+			if err != nil {
+				t.Fatalf("%s: read whole, alone: %v", e.Name, err)
+			}
+			if !reflect.DeepEqual(one.Tree, e.Tree) || !reflect.DeepEqual(one.Blocks, e.Blocks) || !reflect.DeepEqual(one.Torus, e.Torus) {
+				t.Fatalf("%s: read whole and alone differ", e.Name)
+			}
+		}
+		def := &y.Topologies[y.Default()]
+		if len(y.Topologies) == 1 || def.ClusterDefault {
+			one, err := ParseTopologyYAML(strings.NewReader(src), "")
+			if def.Topology == nil {
+				if err == nil {
+					t.Fatal("the default is flat, read alone without a name")
+				}
+				return
+			}
+			if err != nil || !reflect.DeepEqual(one.Tree, def.Tree) || !reflect.DeepEqual(one.Blocks, def.Blocks) || !reflect.DeepEqual(one.Torus, def.Torus) {
+				t.Fatalf("the default %s, read alone without a name: %v", def.Name, err)
+			}
+		}
+	})
 }
