@@ -57,6 +57,9 @@ type Options struct {
 	ReadIncluded func(name string) ([]byte, error)
 	// TopologyConf is the site's topology.conf (tree or block), nil when none; it is
 	// the current configuration's topology when slurm.conf's TopologyPlugin uses it.
+	// A topology.yaml (Slurm 25.05+, told apart by its content) is the current
+	// configuration's whatever TopologyPlugin says: each partition's topology
+	// (Topology=, else the cluster default), docs/plan.md "A site's topology.yaml".
 	TopologyConf     []byte
 	TopologyConfPath string // its name in messages and notes
 	// Trace is the site's job history (an sacct trace: the as-run deployment and the
