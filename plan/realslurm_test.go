@@ -126,6 +126,14 @@ func TestPlanOnSlurm(t *testing.T) {
 // test skips when Slurm cannot be started at all (ports.ErrNoSlurm).
 func deployOn(t *testing.T, p *plan.Plan, kind plan.Kind, version, dir, script string, prefixArgs []string) (*plan.Deployment, string) {
 	t.Helper()
+	return deployWith(t, p, kind, version, dir, script, prefixArgs, "", nil)
+}
+
+// deployWith is deployOn with a topology file the site keeps beside the
+// deployment's (keepName, keep: a topology.yaml the weights deployment leaves
+// in place; "" for none).
+func deployWith(t *testing.T, p *plan.Plan, kind plan.Kind, version, dir, script string, prefixArgs []string, keepName string, keep []byte) (*plan.Deployment, string) {
+	t.Helper()
 	d := p.Deployment(kind)
 	if d == nil || !d.Supported {
 		t.Fatalf("deployment %s not supported on %s: %+v", kind, version, d)
@@ -140,6 +148,11 @@ func deployOn(t *testing.T, p *plan.Plan, kind plan.Kind, version, dir, script s
 	}
 	if d.TopologyName != "" {
 		if err := os.WriteFile(filepath.Join(dir, d.TopologyName), d.Topology, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if keepName != "" && d.TopologyName == "" {
+		if err := os.WriteFile(filepath.Join(dir, keepName), keep, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -306,10 +319,19 @@ func TestCurrentTopologyYAMLOnSlurm(t *testing.T) {
 		t.Fatal(err)
 	}
 	total, differ := 0, 0
-	for i, c := range []struct{ name, yaml, wantNote string }{
-		{"fabric default", yaml, "topology fabric (tree, line 3; cluster_default: true) for the partitions without Topology="},
-		{"no cluster_default", strings.Replace(yaml, "  cluster_default: true\n", "", 1), "topology none (flat, line 1; no topology has cluster_default: true, Slurm takes the first listed)"},
-		{"two cluster_default", strings.Replace(yaml, "  block:\n", "  cluster_default: true\n  block:\n", 1), "topology fabric (tree, line 3; cluster_default: true)"},
+	for i, c := range []struct {
+		name, yaml, wantNote string
+		kind                 plan.Kind
+	}{
+		{"fabric default", yaml, "topology fabric (tree, line 3; cluster_default: true) for the partitions without Topology=", plan.KindCurrent},
+		{"no cluster_default", strings.Replace(yaml, "  cluster_default: true\n", "", 1), "topology none (flat, line 1; no topology has cluster_default: true, Slurm takes the first listed)", plan.KindCurrent},
+		{"two cluster_default", strings.Replace(yaml, "  block:\n", "  cluster_default: true\n  block:\n", 1), "topology fabric (tree, line 3; cluster_default: true)", plan.KindCurrent},
+		// The deployments on such a site: weights keeps the topology.yaml
+		// (each partition its topology, the weights first); tree and block
+		// replace it with their topology.conf and drop Topology=.
+		{"weights", yaml, "topology fabric", plan.KindWeights},
+		{"tree", yaml, "topology fabric", plan.KindTree},
+		{"block", yaml, "topology fabric", plan.KindBlock},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -322,14 +344,14 @@ func TestCurrentTopologyYAMLOnSlurm(t *testing.T) {
 			if !slices.ContainsFunc(p.Report.Notes, func(n string) bool { return strings.Contains(n, c.wantNote) }) {
 				t.Errorf("notes %q, want %q", p.Report.Notes, c.wantNote)
 			}
-			d, work := deployOn(t, p, plan.KindCurrent, version, dir, script, prefixArgs)
+			d, work := deployWith(t, p, c.kind, version, dir, script, prefixArgs, "topology.yaml", []byte(c.yaml))
 			a, err := d.Allocator()
 			if err != nil {
 				t.Fatal(err)
 			}
 			ruled, ok := a.(alloc.PartitionRuled)
-			if !ok {
-				t.Fatalf("the current emulation of partitions of different topologies is %T, not told partitions", a)
+			if ok != (c.kind == plan.KindCurrent || c.kind == plan.KindWeights) {
+				t.Fatalf("%s: the emulation is %T, told partitions: %v", c.kind, a, ok)
 			}
 			names := d.NodeNames()
 			var all, tp, bp []int
@@ -344,8 +366,10 @@ func TestCurrentTopologyYAMLOnSlurm(t *testing.T) {
 			parts := []slurmtest.Partition{{Name: "all", Nodes: all}, {Name: "tp", Nodes: tp}, {Name: "bp", Nodes: bp}}
 			kept := allocateIn(a, len(names))
 			allocIn := func(k int, part slurmtest.Partition) ([]int, error) {
-				if err := ruled.UsePartition(part.Name); err != nil {
-					return nil, err
+				if ruled != nil {
+					if err := ruled.UsePartition(part.Name); err != nil {
+						return nil, err
+					}
 				}
 				return kept(k, part)
 			}
@@ -357,7 +381,7 @@ func TestCurrentTopologyYAMLOnSlurm(t *testing.T) {
 			r := slurmtest.Compare(t, cl, a, slurmtest.Run{Seed: uint64(901 + i), Steps: n, Pending: alloc.ErrFragmented, Probes: 10, Partitions: parts, AllocateIn: allocIn})
 			total += r.Compared
 			differ += r.Differ
-			t.Logf("current (%s) on Slurm %s: %d placements predicted, %d differ; %d jobs both wait", c.name, v, r.Compared, r.Differ, r.Waits)
+			t.Logf("%s (%s) on Slurm %s: %d placements predicted, %d differ; %d jobs both wait", c.kind, c.name, v, r.Compared, r.Differ, r.Waits)
 		})
 	}
 	fmt.Printf("plan topology.yaml: %d placements predicted, %d differ\n", total, differ)
