@@ -263,8 +263,11 @@ func TestPlanPartitionsOnSlurm(t *testing.T) {
 // (alloc.PartitionRuled) and kept to its nodes. Every placement compared.
 // Then the default as plan reads it from the source: without cluster_default
 // the first listed (none, so all is flat), and of two cluster_default: true
-// the first (fabric; racks the second). It ends with "plan topology.yaml: N
-// placements predicted, D differ".
+// the first (fabric; racks the second); then the weights, tree and block
+// deployments of the site installed as apply.txt says (weights beside the
+// site's topology.yaml; tree and block with their topology.conf, the yaml
+// removed, Topology= dropped). It ends with "plan topology.yaml: N placements
+// predicted, D differ".
 func TestCurrentTopologyYAMLOnSlurm(t *testing.T) {
 	slurmtest.NeedDaemons(t, "munged")
 	prefix, version := slurmtest.NewSlurm(t)
