@@ -65,6 +65,20 @@ type Fragmenting interface {
 	Clone() Fragmenting
 }
 
+// PartitionRuled is an allocator whose rule depends on the Slurm partition of the
+// job it places: from Slurm 25.05 a partition's Topology= picks its topology of
+// topology.yaml, and select/cons_tres evaluates a job with its partition's
+// (job_test.c, job_ptr->part_ptr->topology_idx): procalloc plan's current
+// configuration of such a site. A replay with partitions (sim.Config.Partitions)
+// calls UsePartition with a job's partition before the decisions for it (its
+// placement, and a will-run test's on a Clone).
+type PartitionRuled interface {
+	Allocator
+	// UsePartition makes the decisions that follow those of partition name
+	// (one the allocator does not know: its default rule).
+	UsePartition(name string) error
+}
+
 // Occupier is an allocator that can mark given nodes busy without choosing them: a
 // scheduler takes nodes away from a decision through it, as Slurm's select plugin
 // is given only the nodes a job may have (AllocateWithout). Every allocator whose

@@ -100,7 +100,7 @@ func TestParseStopsBuildingSlurmsTree(t *testing.T) {
 		t.Fatal(err)
 	}
 	opt := func(ctx context.Context) Options {
-		return Options{Context: ctx, SlurmTree: func(string) (*slurm.Tree, error) { return tree, nil }}
+		return Options{Context: ctx, SlurmTree: func(string, string) (*slurm.Tree, error) { return tree, nil }}
 	}
 	const name = "slurm:tree:topology.conf"
 	want, err := NewSlurm(m, SlurmConfig{Names: curves.NodeNames(m), Tree: tree})

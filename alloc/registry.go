@@ -64,12 +64,13 @@ type Options struct {
 	// the same answer) search every decision anew. The answers are the same; for
 	// timing the search itself.
 	NoMemo bool
-	// SlurmTree reads the topology.conf named in a slurm:tree spec
-	// (slurm.ParseTree of the file); nil: slurm:tree is refused.
-	SlurmTree func(path string) (*slurm.Tree, error)
-	// SlurmBlocks reads the topology.conf named in a slurm:block spec
-	// (slurm.ParseBlocks of the file); nil: slurm:block is refused.
-	SlurmBlocks func(path string) (*slurm.Blocks, error)
+	// SlurmTree reads the topology file named in a slurm:tree spec: a
+	// topology.conf, or a topology.yaml's topology name ("": its
+	// cluster_default one; sim.Files.SlurmTree); nil: slurm:tree is refused.
+	SlurmTree func(path, name string) (*slurm.Tree, error)
+	// SlurmBlocks reads the topology file named in a slurm:block spec, as
+	// SlurmTree; nil: slurm:block is refused.
+	SlurmBlocks func(path, name string) (*slurm.Blocks, error)
 	// Context, when set, stops the building of a curve allocator's ordering
 	// (curves.GenerateContext: bf:rcm's on a 131,072-host fat tree takes a tenth
 	// of a second or more): Parse then returns its cause, after the spec. nil:
@@ -141,13 +142,16 @@ func MapSpecFiles(spec string, f func(name string) string) string {
 			return name + ":" + curve(c) + ":" + s
 		}
 	case "slurm":
-		mode, file, order, hasOrder := slurmArg(arg)
+		mode, file, topology, hasTopology, order, hasOrder := slurmArg(arg)
 		switch {
 		case mode == "consec" && hasOrder:
 			return name + ":" + mode + ":" + curve(order)
-		case (mode == "tree" || mode == "block") && (file != "" || hasOrder):
+		case (mode == "tree" || mode == "block") && (file != "" || hasOrder || hasTopology):
 			if file != "" {
 				file = f(file)
+			}
+			if hasTopology {
+				file += ":" + topology
 			}
 			if hasOrder {
 				file += ":" + curve(order)

@@ -201,26 +201,37 @@ type slurmTreeState struct {
 }
 
 func init() {
-	register("slurm", "Slurm's own selection (cons_tres): slurm:consec[:ORDER] (22.05, no topology: best fit over runs of consecutive node names), slurm:tree:TOPOLOGY.conf[:ORDER] (22.05, topology/tree), slurm:block:TOPOLOGY.conf[:ORDER] (26.05, topology/block); ORDER gives Weight=rank+1",
+	register("slurm", "Slurm's own selection (cons_tres): slurm:consec[:ORDER] (22.05, no topology: best fit over runs of consecutive node names), slurm:tree:TOPOLOGY.conf[:ORDER] (22.05, topology/tree), slurm:block:TOPOLOGY.conf[:ORDER] (26.05, topology/block), or TOPOLOGY.yaml[:NAME[:ORDER]] (a topology.yaml's topology NAME, default its cluster_default one); ORDER gives Weight=rank+1",
 		func(arg string, m topo.Machine, opt Options) (Allocator, error) {
 			return newSlurmFromSpec(arg, m, opt)
 		})
 }
 
 // slurmArg splits slurm's argument as the spec's grammar says: consec[:ORDER],
-// tree:FILE[:ORDER] or block:FILE[:ORDER] (hasOrder: the ':' before ORDER is there,
-// even with ORDER empty). The constructor and MapSpecFiles both read specs through it.
-func slurmArg(arg string) (mode, file, order string, hasOrder bool) {
+// tree:FILE[:ORDER] or block:FILE[:ORDER], and for a FILE named *.yaml or
+// *.yml (Slurm's is topology.yaml) tree:FILE[:TOPOLOGY[:ORDER]] and
+// block:FILE[:TOPOLOGY[:ORDER]], TOPOLOGY the name of one of its topologies
+// ("": its cluster_default one) (hasTopology, hasOrder: the ':' before it is
+// there, even with it empty). The constructor and MapSpecFiles both read
+// specs through it.
+func slurmArg(arg string) (mode, file, topology string, hasTopology bool, order string, hasOrder bool) {
 	mode, rest, hasRest := strings.Cut(arg, ":")
 	if mode == "tree" || mode == "block" {
 		file, order, hasOrder = strings.Cut(rest, ":")
-		return mode, file, order, hasOrder
+		if low := strings.ToLower(file); hasOrder && (strings.HasSuffix(low, ".yaml") || strings.HasSuffix(low, ".yml")) {
+			topology, hasTopology = order, true
+			order, hasOrder = "", false
+			if t, o, ok := strings.Cut(topology, ":"); ok {
+				topology, order, hasOrder = t, o, true
+			}
+		}
+		return mode, file, topology, hasTopology, order, hasOrder
 	}
-	return mode, "", rest, hasRest
+	return mode, "", "", false, rest, hasRest
 }
 
 func newSlurmFromSpec(arg string, m topo.Machine, opt Options) (Allocator, error) {
-	mode, file, o, _ := slurmArg(arg)
+	mode, file, topology, _, o, _ := slurmArg(arg)
 	var cfg SlurmConfig
 	names, err := opt.nodeNames(m)
 	if err != nil {
@@ -238,7 +249,7 @@ func newSlurmFromSpec(arg string, m topo.Machine, opt Options) (Allocator, error
 		if opt.SlurmTree == nil {
 			return nil, fmt.Errorf("slurm:tree:%s: no reader for topology.conf files (Options.SlurmTree)", file)
 		}
-		t, err := opt.SlurmTree(file)
+		t, err := opt.SlurmTree(file, topology)
 		if err != nil {
 			return nil, err
 		}
@@ -250,7 +261,7 @@ func newSlurmFromSpec(arg string, m topo.Machine, opt Options) (Allocator, error
 		if opt.SlurmBlocks == nil {
 			return nil, fmt.Errorf("slurm:block:%s: no reader for topology.conf files (Options.SlurmBlocks)", file)
 		}
-		b, err := opt.SlurmBlocks(file)
+		b, err := opt.SlurmBlocks(file, topology)
 		if err != nil {
 			return nil, err
 		}

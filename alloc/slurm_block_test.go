@@ -154,10 +154,10 @@ func TestSlurmBlockErrors(t *testing.T) {
 	if _, err := Parse("slurm:block:x.conf", m, Options{}); err == nil || !strings.Contains(err.Error(), "SlurmBlocks") {
 		t.Errorf("no reader: %v", err)
 	}
-	if _, err := Parse("slurm:block", m, Options{SlurmBlocks: func(string) (*slurm.Blocks, error) { return b, nil }}); err == nil {
+	if _, err := Parse("slurm:block", m, Options{SlurmBlocks: func(string, string) (*slurm.Blocks, error) { return b, nil }}); err == nil {
 		t.Error("slurm:block without a file accepted")
 	}
-	opt := Options{SlurmBlocks: func(p string) (*slurm.Blocks, error) {
+	opt := Options{SlurmBlocks: func(p, _ string) (*slurm.Blocks, error) {
 		return slurm.ParseBlocks(strings.NewReader("BlockName=b1 Nodes=0,1,2,3\nBlockName=b2 Nodes=4,5,6,7\n"))
 	}}
 	a, err := Parse("slurm:block:x.conf:snake", m, opt)

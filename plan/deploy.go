@@ -113,6 +113,10 @@ type Deployment struct {
 	names []string
 	cfg   alloc.SlurmConfig
 	torus *torusConfig
+	// parts, when set, are the selections of a configuration whose partitions
+	// use different topologies (a topology.yaml with Topology=), in place of
+	// cfg and torus.
+	parts *partRules
 	// planNotes are notes of the plan's (Report.Notes) the build found, added
 	// when it ends: an abandoned build writes nothing the plan keeps.
 	planNotes []string
@@ -150,10 +154,18 @@ func (d *Deployment) Allocator() (alloc.Allocator, error) {
 			return nil, fmt.Errorf("deployment %s: %w", d.Kind, err)
 		}
 		return a, nil
-	case d.torus != nil:
-		return newTorus3D(d.plan.Machine, d.torus)
+	case d.parts != nil:
+		return d.newPartSwitch(d.parts)
 	}
-	cfg := d.cfg
+	return d.emulatorOf(d.cfg, d.torus)
+}
+
+// emulatorOf is the emulator of one selection: torus3d when torus is set, else
+// alloc's Slurm emulation of cfg on the site's version.
+func (d *Deployment) emulatorOf(cfg alloc.SlurmConfig, torus *torusConfig) (emulator, error) {
+	if torus != nil {
+		return newTorus3D(d.plan.Machine, torus)
+	}
 	cfg.OneNodeByWeight = d.plan.opt.Version.AtLeast(V2605)
 	cfg.Tree2411 = d.plan.opt.Version.AtLeast(V2411)
 	a, err := alloc.NewSlurm(d.plan.Machine, cfg)
@@ -375,6 +387,9 @@ func (p *Plan) switchAsNodeRank() bool {
 func (p *Plan) buildCurrent(ctx context.Context, d *Deployment) error {
 	d.SlurmConf, d.Included = p.opt.SlurmConf, p.siteIncluded
 	d.cfg = alloc.SlurmConfig{Names: p.Names, Weights: p.currentWeights()}
+	if p.topoYAML != nil {
+		return p.buildCurrentYAML(ctx, d)
+	}
 	switch plugin := p.topologyPlugin(); plugin {
 	case "", "topology/none", "topology/flat", "topology/default":
 		if p.opt.TopologyConf != nil {
@@ -498,40 +513,11 @@ func (p *Plan) leavesAcrossFiles(t *slurm.Tree, lineOrder []int) (n, of int, fil
 // load, where the limit and Ctrl-C waited for it) and returns its cause when ctx
 // has ended.
 func (p *Plan) rankedTree(ctx context.Context, d *Deployment, t *slurm.Tree, lineOrder []int) error {
-	stopped := looks(ctx)
-	leafRank := map[string]int{}
-	r := 1
-	for _, s := range t.Switches {
-		if s.Level == 0 {
-			for _, n := range s.Nodes {
-				if err := stopped(1); err != nil {
-					return err
-				}
-				leafRank[n] = r
-			}
-			r++
-		}
-	}
-	rank := make([]int, len(p.Names)) // leafRank of each node, looked up once
-	for v, n := range p.Names {
-		if err := stopped(1); err != nil {
-			return err
-		}
-		rank[v] = leafRank[n]
-	}
-	order := slices.Clone(lineOrder)
-	if err := sortedset.SortStableContext(ctx, order, func(a, b int) int { return cmp.Compare(rank[a], rank[b]) }); err != nil {
+	synth, rename, err := p.nodeRanking(ctx, t, lineOrder)
+	if err != nil {
 		return err
 	}
-	synth := make([]string, len(p.Names))
-	rename := make(map[string]string, len(p.Names))
-	for i, v := range order {
-		if err := stopped(1); err != nil {
-			return err
-		}
-		synth[v] = fmt.Sprintf("x%09d", i)
-		rename[p.Names[v]] = synth[v]
-	}
+	stopped := looks(ctx)
 	c := *t
 	c.Switches = slices.Clone(t.Switches)
 	for i := range c.Switches {
@@ -550,6 +536,47 @@ func (p *Plan) rankedTree(ctx context.Context, d *Deployment, t *slurm.Tree, lin
 	}
 	d.cfg.Names, d.cfg.Tree = synth, &c
 	return nil
+}
+
+// nodeRanking is SwitchAsNodeRank's node order of tree t (rankedTree): names
+// of the compute nodes that sort into it (synth, by node) and the map from
+// their Slurm names.
+func (p *Plan) nodeRanking(ctx context.Context, t *slurm.Tree, lineOrder []int) (synth []string, rename map[string]string, err error) {
+	stopped := looks(ctx)
+	leafRank := map[string]int{}
+	r := 1
+	for _, s := range t.Switches {
+		if s.Level == 0 {
+			for _, n := range s.Nodes {
+				if err := stopped(1); err != nil {
+					return nil, nil, err
+				}
+				leafRank[n] = r
+			}
+			r++
+		}
+	}
+	rank := make([]int, len(p.Names)) // leafRank of each node, looked up once
+	for v, n := range p.Names {
+		if err := stopped(1); err != nil {
+			return nil, nil, err
+		}
+		rank[v] = leafRank[n]
+	}
+	order := slices.Clone(lineOrder)
+	if err := sortedset.SortStableContext(ctx, order, func(a, b int) int { return cmp.Compare(rank[a], rank[b]) }); err != nil {
+		return nil, nil, err
+	}
+	synth = make([]string, len(p.Names))
+	rename = make(map[string]string, len(p.Names))
+	for i, v := range order {
+		if err := stopped(1); err != nil {
+			return nil, nil, err
+		}
+		synth[v] = fmt.Sprintf("x%09d", i)
+		rename[p.Names[v]] = synth[v]
+	}
+	return synth, rename, nil
 }
 
 // buildWeights merges Weight=RANK+1 into slurm.conf (MergeWeights); the site's
@@ -575,7 +602,11 @@ func (p *Plan) buildWeights(ctx context.Context, d, cur *Deployment) error {
 	}
 	d.cfg = alloc.SlurmConfig{Names: p.Names, Weights: w}
 	if cur != nil && cur.Supported {
-		d.cfg.Tree, d.cfg.Blocks = cur.cfg.Tree, cur.cfg.Blocks
+		d.cfg.Tree, d.cfg.Blocks, d.torus = cur.cfg.Tree, cur.cfg.Blocks, cur.torus
+		if cur.parts != nil {
+			// Each partition keeps its topology (a topology.yaml's Topology=).
+			d.parts = cur.parts.withWeights(w)
+		}
 		if cur.cfg.Tree != nil && !slices.Equal(cur.cfg.Names, p.Names) {
 			// SwitchAsNodeRank's order: keep it (the NodeName lines do not move).
 			d.cfg.Names = cur.cfg.Names
@@ -586,6 +617,38 @@ func (p *Plan) buildWeights(ctx context.Context, d, cur *Deployment) error {
 	}
 	d.Notes = append(d.Notes, "Slurm allocates the free nodes of lowest Weight: a sorted free list along the ordering, not Best Fit (measured on Slurm 22.05.8)")
 	return nil
+}
+
+// dropPartitionTopology is the edit of slurm.conf's lines for a deployment that
+// writes its own topology file on a site whose partitions name topologies of
+// its topology.yaml (Topology=, Slurm 25.05 on): the key removed from every
+// PartitionName line (DEFAULT too), since slurmctld stops on a name its
+// topologies lack ("Invalid partition topology"); nil when no line has it.
+func (p *Plan) dropPartitionTopology() func(li int, l *slurm.ConfLine) ([]string, error) {
+	if len(p.partTopology) == 0 && !slices.ContainsFunc(p.confParts, func(c slurm.ConfPartition) bool { return c.Topology != "" }) {
+		return nil
+	}
+	return func(li int, l *slurm.ConfLine) ([]string, error) {
+		if l.Kind() != "partitionname" {
+			return nil, nil
+		}
+		if _, ok := l.Get("Topology"); !ok {
+			return nil, nil
+		}
+		return lineOf(slices.DeleteFunc(slices.Clone(l.Pairs), func(c slurm.ConfPair) bool { return strings.EqualFold(c.Key, "Topology") }), l.Comment)
+	}
+}
+
+// lineOf is a line of pairs with comment (an edited line's own, kept).
+func lineOf(pairs []slurm.ConfPair, comment string) ([]string, error) {
+	s, err := slurm.FormatPairs(pairs)
+	if err != nil {
+		return nil, err
+	}
+	if comment != "" {
+		s += " " + comment
+	}
+	return []string{s}, nil
 }
 
 // setGlobals returns conf with the global settings of set (key, value) replaced
@@ -706,7 +769,7 @@ func (p *Plan) buildTree(ctx context.Context, d *Deployment) error {
 		if ctx.Err() != nil {
 			return context.Cause(ctx)
 		}
-		if conf, err = setGlobals(c, set, nil); err != nil {
+		if conf, err = setGlobals(c, set, p.dropPartitionTopology()); err != nil {
 			return &InputError{p.opt.SlurmConfPath, err}
 		}
 	} else if conf, err = p.confWith(ctx, set, eq); err != nil {
@@ -910,7 +973,7 @@ func (p *Plan) confWith(ctx context.Context, set [][2]string, nodeSet func(l *sl
 	if ctx.Err() != nil {
 		return nil, context.Cause(ctx)
 	}
-	out, err := setGlobals(conf, set, nil)
+	out, err := setGlobals(conf, set, p.dropPartitionTopology())
 	if err != nil {
 		return nil, &InputError{p.opt.SlurmConfPath, err}
 	}
@@ -1156,7 +1219,14 @@ func (p *Plan) buildNames(ctx context.Context, d, cur *Deployment) error {
 	}
 	d.cfg = alloc.SlurmConfig{Names: newName, Weights: ws}
 	d.Settings = append(d.Settings, fmt.Sprintf("NodeName=%s%0*d..%s%0*d in ordering order, NodeHostname the host's; partitions' node lists renamed", pre, width, 1, pre, width, n))
-	if cur != nil && cur.Topology != nil {
+	if cur != nil && cur.TopologyName == "topology.yaml" {
+		for _, e := range p.topoYAML.Topologies {
+			if e.Topology != nil {
+				d.Supported, d.Why = false, fmt.Sprintf("renaming the nodes of a topology.yaml is not done: its topology %s (line %d) names the old nodes", e.Name, e.Line)
+				return nil
+			}
+		}
+	} else if cur != nil && cur.Topology != nil {
 		if cur.cfg.Blocks != nil || cur.cfg.Tree == nil {
 			d.Supported, d.Why = false, "renaming a topology/block configuration is not done: the block file names the old nodes"
 			return nil
@@ -1240,14 +1310,7 @@ func renameNodeList(l *slurm.ConfLine, key string, rename func(list string) (str
 	if !changed {
 		return nil, nil
 	}
-	s, err := slurm.FormatPairs(pairs)
-	if err != nil {
-		return nil, err
-	}
-	if l.Comment != "" {
-		s += " " + l.Comment
-	}
-	return []string{s}, nil
+	return lineOf(pairs, l.Comment)
 }
 
 // buildTorus3D writes a topology.yaml torus3d for a torus of at most three
@@ -1265,6 +1328,15 @@ func (p *Plan) buildTorus3D(d *Deployment) error {
 	}
 	d.TopologyName, d.Topology = "topology.yaml", buf.Bytes()
 	d.SlurmConf, d.Included = p.opt.SlurmConf, p.siteIncluded
+	if drop := p.dropPartitionTopology(); drop != nil {
+		// The site's topology.yaml is replaced: its topologies' names go.
+		files, err := setGlobals(p.conf, nil, drop)
+		if err != nil {
+			return &InputError{p.opt.SlurmConfPath, err}
+		}
+		d.setConf(files)
+		d.Settings = append(d.Settings, "Topology= removed from the PartitionName lines (it named topologies of the site's topology.yaml, which this one replaces)")
+	}
 	d.torus = &torusConfig{dims: dims, placements: placements}
 	d.Settings = append(d.Settings, "topology.yaml next to slurm.conf (torus3d; Slurm 26.05 then ignores TopologyPlugin)")
 	d.Notes = append(d.Notes, "torus3d places every job on a box of its size's placement: a job whose size has no placement is refused at submission; the ordering does not enter")

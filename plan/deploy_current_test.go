@@ -63,15 +63,7 @@ func TestCurrentTopologyPlugins(t *testing.T) {
 			}
 			p, err := Make(context.Background(), opt)
 			if c.wantErr != nil {
-				var ie *InputError
-				if err == nil || !errors.As(err, &ie) {
-					t.Fatalf("got %v, want an InputError", err)
-				}
-				for _, w := range c.wantErr {
-					if !strings.Contains(err.Error(), w) {
-						t.Errorf("error %q does not name %q", err, w)
-					}
-				}
+				wantInputError(t, err, c.wantErr)
 				return
 			}
 			if err != nil {
@@ -156,6 +148,21 @@ func TestDeploymentAPI(t *testing.T) {
 		names[0] = "changed"
 		if d.NodeName(0) == "changed" {
 			t.Errorf("%s: NodeNames shares its slice", d.Kind)
+		}
+	}
+}
+
+// wantInputError fails t unless err is an *InputError whose text names every
+// string of want.
+func wantInputError(t *testing.T, err error, want []string) {
+	t.Helper()
+	var ie *InputError
+	if err == nil || !errors.As(err, &ie) {
+		t.Fatalf("got %v, want an InputError", err)
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q does not name %q", err, w)
 		}
 	}
 }

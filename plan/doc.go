@@ -1,5 +1,5 @@
 // Package plan is the first user's job in one call: a site's network, its
-// slurm.conf (and topology.conf) and its job history in; the certified ordering of
+// slurm.conf (and topology.conf or topology.yaml) and its job history in; the certified ordering of
 // its compute hosts, every way the site's Slurm can be told to follow it (a
 // deployment: weights, names, tree, block, torus3d, next to the current
 // configuration and where production ran the jobs), each replayed on the history

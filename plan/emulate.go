@@ -63,8 +63,21 @@ func (pc *pendingCounter) replayed() alloc.Occupier {
 	if v, ok := pc.emulator.(alloc.Viewer); ok {
 		return &viewingCounter{pendingCounter: pc, v: v}
 	}
+	if r, ok := pc.emulator.(alloc.PartitionRuled); ok {
+		return &ruledCounter{pendingCounter: pc, r: r}
+	}
 	return pc
 }
+
+// ruledCounter is a pendingCounter over an emulator whose rule depends on the
+// job's partition (partSwitch): the replay tells it each decision's partition.
+type ruledCounter struct {
+	*pendingCounter
+	r alloc.PartitionRuled
+}
+
+// UsePartition is the emulator's (alloc.PartitionRuled).
+func (rc *ruledCounter) UsePartition(name string) error { return rc.r.UsePartition(name) }
 
 func (pc *pendingCounter) Allocate(k int) ([]int, error) {
 	nodes, err := pc.emulator.Allocate(k)
@@ -101,6 +114,10 @@ func (vc *viewingCounter) DropViews()                         { vc.v.DropViews()
 type torusConfig struct {
 	dims       [3]int
 	placements []slurm.Box
+	// nodeAt is the node at each torus position (x fastest), nil when node v
+	// is at position v (a torus --machine; a site's topology.yaml may list
+	// its nodes in another order than the network's).
+	nodeAt []int
 }
 
 // placementsFor is, in the placement list's order, the index of the first
@@ -254,6 +271,14 @@ func newTorus3D(m topo.Machine, cfg *torusConfig) (*torus3D, error) {
 	}, nil
 }
 
+// node is the node at torus position pos.
+func (t *torus3D) node(pos int) int {
+	if t.cfg.nodeAt != nil {
+		return t.cfg.nodeAt[pos]
+	}
+	return pos
+}
+
 func (t *torus3D) Name() string          { return "slurm:torus3d" }
 func (t *torus3D) Machine() topo.Machine { return t.m }
 func (t *torus3D) NumFree() int          { return t.st.NumFree() }
@@ -317,7 +342,7 @@ func (t *torus3D) Allocate(k int) ([]int, error) {
 			for y := 1; y <= d[1]; y++ {
 				row := t.busy[y*st[1]+z*st[2]:]
 				for x := 1; x <= d[0]; x++ {
-					if !t.st.IsFree(v) {
+					if !t.st.IsFree(t.node(v)) {
 						row[x] = 1
 					}
 					v++
@@ -353,6 +378,11 @@ func (t *torus3D) Allocate(k int) ([]int, error) {
 		origin[a] = int(best[a]) * pc.spacing[a]
 	}
 	out := t.cfg.placements[cur].NodesAt(d, origin)
+	if t.cfg.nodeAt != nil {
+		for i, pos := range out {
+			out[i] = t.cfg.nodeAt[pos]
+		}
+	}
 	if err := t.st.Take(out); err != nil {
 		return nil, err
 	}

@@ -54,14 +54,25 @@ func (p *Plan) defaultNodes() (string, []int) {
 // --slurm-conf makes too. Only when the partitions restrict the replay
 // (p.partsMatter).
 func (p *Plan) assignPartitions() error {
+	r := &p.Report
 	if !p.partsMatter || len(p.parts) == 0 {
+		if p.mparts != nil && p.opt.Trace != nil {
+			// Partitions holding every host: the jobs are not kept in them,
+			// but their State and limits are said of the history all the
+			// same.
+			if jp, err := sim.AssignPartitions(p.Jobs, p.mparts, p.computeSet, p.opt.SlurmConfPath); err == nil {
+				p.limitWarnings(jp.Keys)
+			}
+		}
 		return nil
 	}
-	r := &p.Report
 	tr := p.opt.Trace
 	jp, err := sim.AssignPartitions(p.Jobs, p.mparts, p.computeSet, p.opt.SlurmConfPath)
 	if err != nil {
 		return &InputError{p.opt.TracePath, err}
+	}
+	if tr != nil {
+		p.limitWarnings(jp.Keys)
 	}
 	p.Jobs = slices.Clone(p.Jobs)
 	for i := range p.Jobs {
@@ -111,4 +122,18 @@ func (p *Plan) assignPartitions() error {
 		r.Workload.Partitions = append(r.Workload.Partitions, PartitionJobs{Name: k, Hosts: len(p.replayParts[k]), Jobs: count[k]})
 	}
 	return nil
+}
+
+// limitWarnings says which jobs of the history (in the partitions keys gives
+// them, by job) slurm.conf's partition State, MaxNodes, MinNodes or MaxTime
+// would have kept from running (sim.PartitionLimitWarnings, what procalloc sim
+// --slurm-conf says): the replays run them as the history did.
+func (p *Plan) limitWarnings(keys []string) {
+	jobs := slices.Clone(p.Jobs)
+	for i := range jobs {
+		jobs[i].Partition = keys[i]
+	}
+	for _, w := range sim.PartitionLimitWarnings(jobs, p.mparts.Conf) {
+		p.Report.Warnings = append(p.Report.Warnings, p.opt.SlurmConfPath+": "+w)
+	}
 }

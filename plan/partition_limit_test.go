@@ -96,3 +96,44 @@ func TestPartitionsTimeLimitPrefix(t *testing.T) {
 	}
 	t.Logf("stopped after %d of %d jobs; waits among them %d", n, len(jobs), partialWaits)
 }
+
+// TestPlanPartitionLimitWarnings: a history's jobs that slurm.conf's partition
+// State and limits would have kept pending are said, as procalloc sim
+// --slurm-conf says them (sim.PartitionLimitWarnings), counted here against the
+// history read plainly; the partition holds every host, so the jobs are not
+// kept in it and the replays are the ones without limits.
+func TestPlanPartitionLimitWarnings(t *testing.T) {
+	opt := sampleOptions(t, true)
+	opt.Version, opt.VersionSource = Version{26, 5, 0}, "test"
+	opt.SlurmConf = []byte("NodeName=DEFAULT CPUs=1\nNodeName=node[01-16]\nPartitionName=all Nodes=ALL Default=YES OverSubscribe=EXCLUSIVE MaxNodes=2 MaxTime=1 State=DOWN\n")
+	p, err := Make(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	over, long := 0, 0
+	for _, j := range opt.Trace.Jobs {
+		if j.Procs > 2 {
+			over++
+		}
+		if j.Estimate > 60 {
+			long++
+		}
+	}
+	if over == 0 || long == 0 {
+		t.Fatalf("the sample has %d jobs over 2 nodes and %d over a minute: the test checks nothing", over, long)
+	}
+	n := len(opt.Trace.Jobs)
+	for _, want := range []string{
+		strconv.Itoa(over) + " of the " + strconv.Itoa(n) + " jobs replayed ask for more nodes than their partition's MaxNodes",
+		strconv.Itoa(long) + " of the " + strconv.Itoa(n) + " jobs replayed have a time limit over their partition's MaxTime",
+		strconv.Itoa(n) + " of the " + strconv.Itoa(n) + " jobs replayed are in a partition of State=DOWN",
+	} {
+		found := false
+		for _, w := range p.Report.Warnings {
+			found = found || strings.Contains(w, want)
+		}
+		if !found {
+			t.Errorf("no warning %q in %q", want, p.Report.Warnings)
+		}
+	}
+}

@@ -57,6 +57,9 @@ type Options struct {
 	ReadIncluded func(name string) ([]byte, error)
 	// TopologyConf is the site's topology.conf (tree or block), nil when none; it is
 	// the current configuration's topology when slurm.conf's TopologyPlugin uses it.
+	// A topology.yaml (Slurm 25.05+, told apart by its content) is the current
+	// configuration's whatever TopologyPlugin says: each partition's topology
+	// (Topology=, else the cluster default), docs/plan.md "A site's topology.yaml".
 	TopologyConf     []byte
 	TopologyConfPath string // its name in messages and notes
 	// Trace is the site's job history (an sacct trace: the as-run deployment and the
@@ -161,11 +164,18 @@ type Plan struct {
 	includedAs           map[string]string // path -> IncludedName (of both files' included files)
 	// topology is the site's topology.conf as read (with its included files),
 	// nil without one.
-	topology   *slurm.Topology
-	leaf       []int32 // leaf switch of each node, -1 when none
-	opt        Options
-	sched      sim.Sched
-	progressMu sync.Mutex
+	topology *slurm.Topology
+	// topoYAML is the site's topology.yaml (Options.TopologyConf read as one:
+	// every topology), nil without one; partTopology the topology index of
+	// each partition whose Topology= names one, confParts slurm.conf's
+	// partitions as read (topoyaml.go).
+	topoYAML     *slurm.TopologyYAML
+	partTopology map[string]int
+	confParts    []slurm.ConfPartition
+	leaf         []int32 // leaf switch of each node, -1 when none
+	opt          Options
+	sched        sim.Sched
+	progressMu   sync.Mutex
 	// partitions (partition.go)
 	parts       []planPartition
 	mparts      *slurm.MachinePartitions // slurm.conf's partitions on the compute hosts; nil when not read
@@ -501,7 +511,11 @@ func (p *Plan) checkInputs(ctx context.Context) error {
 	if ctx.Err() != nil {
 		return context.Cause(ctx)
 	}
-	if opt.TopologyConf != nil {
+	if opt.TopologyConf != nil && isTopologyYAML(opt.TopologyConf) {
+		if err := p.readTopologyYAML(ctx); err != nil {
+			return err
+		}
+	} else if opt.TopologyConf != nil {
 		var t *slurm.Topology
 		var err error
 		if opt.ReadIncluded != nil {
@@ -524,6 +538,18 @@ func (p *Plan) checkInputs(ctx context.Context) error {
 			return &InputError{opt.TopologyConfPath, err}
 		}
 		p.siteTopologyIncluded = site.Included
+	}
+	if err := p.checkPartitionTopologies(); err != nil {
+		return err
+	}
+	if len(p.partTopology) > 0 && len(p.parts) > 0 {
+		// Partitions of different topologies decide by different rules: the
+		// replays keep each job in its partition, and the current
+		// configuration's emulation is told it (partSwitch).
+		def := p.topoYAML.Default()
+		for _, ti := range p.partTopology {
+			p.partsMatter = p.partsMatter || ti != def
+		}
 	}
 	if n := len(p.siteIncluded) + len(p.siteTopologyIncluded); n > 0 {
 		var err error
@@ -723,6 +749,7 @@ func (p *Plan) checkPartitions() error {
 	if err != nil {
 		return &InputError{p.opt.SlurmConfPath, err}
 	}
+	p.confParts = parts
 	r := &p.Report
 	sel := strings.ToLower(p.conf.Global("SelectType"))
 	whole := sel == "select/linear"

@@ -126,6 +126,14 @@ func TestPlanOnSlurm(t *testing.T) {
 // test skips when Slurm cannot be started at all (ports.ErrNoSlurm).
 func deployOn(t *testing.T, p *plan.Plan, kind plan.Kind, version, dir, script string, prefixArgs []string) (*plan.Deployment, string) {
 	t.Helper()
+	return deployWith(t, p, kind, version, dir, script, prefixArgs, "", nil)
+}
+
+// deployWith is deployOn with a topology file the site keeps beside the
+// deployment's (keepName, keep: a topology.yaml the weights deployment leaves
+// in place; "" for none).
+func deployWith(t *testing.T, p *plan.Plan, kind plan.Kind, version, dir, script string, prefixArgs []string, keepName string, keep []byte) (*plan.Deployment, string) {
+	t.Helper()
 	d := p.Deployment(kind)
 	if d == nil || !d.Supported {
 		t.Fatalf("deployment %s not supported on %s: %+v", kind, version, d)
@@ -140,6 +148,11 @@ func deployOn(t *testing.T, p *plan.Plan, kind plan.Kind, version, dir, script s
 	}
 	if d.TopologyName != "" {
 		if err := os.WriteFile(filepath.Join(dir, d.TopologyName), d.Topology, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if keepName != "" && d.TopologyName == "" {
+		if err := os.WriteFile(filepath.Join(dir, keepName), keep, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -189,24 +202,10 @@ func TestPlanPartitionsOnSlurm(t *testing.T) {
 			prefixArgs = []string{"--prefix", s.prefix}
 		}
 		dir := filepath.Join(t.TempDir(), "parts")
-		t.Cleanup(func() { exec.Command("bash", append([]string{script, "stop", "--dir", dir}, prefixArgs...)...).Run() })
-		port, err := ports.Start(17, func(base int) error {
-			_, err := ports.RunScript(nil, script, append([]string{"start", "--nodes", "16", "--dir", dir, "--port-base", strconv.Itoa(base)}, prefixArgs...)...)
-			return err
-		})
+		base, err := startCluster16(t, script, dir, prefixArgs)
 		if errors.Is(err, ports.ErrNoSlurm) {
 			t.Logf("Slurm %s not checked: %v", s.version, err)
 			continue
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := ports.RunScript(nil, script, "conf", "--nodes", "16", "--dir", dir, "--port-base", strconv.Itoa(port)); err != nil {
-			t.Fatal(err)
-		}
-		base, err := os.ReadFile(filepath.Join(dir, "slurm.conf"))
-		if err != nil {
-			t.Fatal(err)
 		}
 		conf := append(base, "PartitionName=debug Nodes=node[13-16] MaxTime=INFINITE State=UP\n"...)
 		v, err := plan.ParseVersion(s.version)
@@ -240,16 +239,7 @@ func TestPlanPartitionsOnSlurm(t *testing.T) {
 					}
 				}
 				parts := []slurmtest.Partition{{Name: "all", Nodes: all}, {Name: "debug", Nodes: debug}}
-				allocIn := func(k int, part slurmtest.Partition) ([]int, error) {
-					var away []int
-					for v := range names {
-						if !slices.Contains(part.Nodes, v) {
-							away = append(away, v)
-						}
-					}
-					nodes, _, err := alloc.AllocateWithout(context.Background(), a, k, away, nil)
-					return nodes, err
-				}
+				allocIn := allocateIn(a, len(names))
 				c := &slurmtest.Cluster{Conf: filepath.Join(dir, "slurm.conf"), Dir: work, Submit: "salloc", Names: names, Prefix: s.prefix}
 				r := slurmtest.Compare(t, c, a, slurmtest.Run{Seed: uint64(700 + 10*si + ki), Steps: steps, Pending: alloc.ErrFragmented, Probes: 10, Partitions: parts, AllocateIn: allocIn})
 				total += r.Compared
@@ -259,4 +249,185 @@ func TestPlanPartitionsOnSlurm(t *testing.T) {
 		}
 	}
 	fmt.Printf("plan partitions: %d placements predicted, %d differ\n", total, differ)
+}
+
+// TestCurrentTopologyYAMLOnSlurm: a site on Slurm 26.05 (PROCALLOC_SLURM_NEW or
+// /opt/slurm-new; skipped without one) with a topology.yaml of three
+// topologies, a flat "none", the sample's tree "fabric" (cluster_default) and
+// blocks "racks", and partitions all (every node, the default, no Topology=:
+// fabric), tp (node[01-08], Topology=none) and bp (node[09-16],
+// Topology=racks): the current deployment's files (the site's slurm.conf and
+// topology.yaml, as read) are started on a real slurmctld and a seeded
+// sequence of jobs, each submitted to one partition at random, is placed by
+// Slurm and by the current configuration's emulation told the partition
+// (alloc.PartitionRuled) and kept to its nodes. Every placement compared.
+// Then the default as plan reads it from the source: without cluster_default
+// the first listed (none, so all is flat), and of two cluster_default: true
+// the first (fabric; racks the second); then the weights, tree and block
+// deployments of the site installed as apply.txt says (weights beside the
+// site's topology.yaml; tree and block with their topology.conf, the yaml
+// removed, Topology= dropped). It ends with "plan topology.yaml: N placements
+// predicted, D differ".
+func TestCurrentTopologyYAMLOnSlurm(t *testing.T) {
+	slurmtest.NeedDaemons(t, "munged")
+	prefix, version := slurmtest.NewSlurm(t)
+	script := slurmtest.Script(t)
+	steps := slurmtest.EnvCount(t, "PROCALLOC_SLURM_STEPS", 150)
+	prefixArgs := []string{"--prefix", prefix}
+	dir := filepath.Join(t.TempDir(), "yaml")
+	base, err := startCluster16(t, script, dir, prefixArgs)
+	if err != nil {
+		t.Skipf("Slurm %s not started: %v", version, err)
+	}
+	conf := append(base, "PartitionName=tp Nodes=node[01-08] MaxTime=INFINITE State=UP Topology=none\nPartitionName=bp Nodes=node[09-16] MaxTime=INFINITE State=UP Topology=racks\n"...)
+	yaml := `- topology: none
+  flat: true
+- topology: fabric
+  cluster_default: true
+  tree:
+    switches:
+      - switch: leaf01
+        nodes: node[01,05,09,13]
+      - switch: leaf02
+        nodes: node[02,06,10,14]
+      - switch: leaf03
+        nodes: node[03,07,11,15]
+      - switch: leaf04
+        nodes: node[04,08,12,16]
+      - switch: spine01
+        children: leaf[01-04]
+- topology: racks
+  block:
+    block_sizes: [2, 4]
+    blocks:
+      - block: r1
+        nodes: node[01-02]
+      - block: r2
+        nodes: node[03-04]
+      - block: r3
+        nodes: node[05-06]
+      - block: r4
+        nodes: node[07-08]
+      - block: r5
+        nodes: node[09-10]
+      - block: r6
+        nodes: node[11-12]
+      - block: r7
+        nodes: node[13-14]
+      - block: r8
+        nodes: node[15-16]
+`
+	v, err := plan.ParseVersion(version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total, differ := 0, 0
+	for i, c := range []struct {
+		name, yaml, wantNote string
+		kind                 plan.Kind
+	}{
+		{"fabric default", yaml, "topology fabric (tree, line 3; cluster_default: true) for the partitions without Topology=", plan.KindCurrent},
+		{"no cluster_default", strings.Replace(yaml, "  cluster_default: true\n", "", 1), "topology none (flat, line 1; no topology has cluster_default: true, Slurm takes the first listed)", plan.KindCurrent},
+		{"two cluster_default", strings.Replace(yaml, "  block:\n", "  cluster_default: true\n  block:\n", 1), "topology fabric (tree, line 3; cluster_default: true)", plan.KindCurrent},
+		// The deployments on such a site: weights keeps the topology.yaml
+		// (each partition its topology, the weights first); tree and block
+		// replace it with their topology.conf and drop Topology=.
+		{"weights", yaml, "topology fabric", plan.KindWeights},
+		{"tree", yaml, "topology fabric", plan.KindTree},
+		{"block", yaml, "topology fabric", plan.KindBlock},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			p, err := plan.Make(ctx, plan.Options{Machine: fabrictest.SampleFabric(t, "../topo/testdata"), MachineSource: "fattree.ibnetdiscover", SlurmConf: conf, SlurmConfPath: "slurm.conf",
+				TopologyConf: []byte(c.yaml), TopologyConfPath: "topology.yaml", Version: v, VersionSource: "test", TimeLimit: 10 * time.Second, Seed: 1})
+			cancel()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.ContainsFunc(p.Report.Notes, func(n string) bool { return strings.Contains(n, c.wantNote) }) {
+				t.Errorf("notes %q, want %q", p.Report.Notes, c.wantNote)
+			}
+			d, work := deployWith(t, p, c.kind, version, dir, script, prefixArgs, "topology.yaml", []byte(c.yaml))
+			a, err := d.Allocator()
+			if err != nil {
+				t.Fatal(err)
+			}
+			ruled, ok := a.(alloc.PartitionRuled)
+			if ok != (c.kind == plan.KindCurrent || c.kind == plan.KindWeights) {
+				t.Fatalf("%s: the emulation is %T, told partitions: %v", c.kind, a, ok)
+			}
+			names := d.NodeNames()
+			var all, tp, bp []int
+			for v, h := range names {
+				all = append(all, v)
+				if h <= "node08" {
+					tp = append(tp, v)
+				} else {
+					bp = append(bp, v)
+				}
+			}
+			parts := []slurmtest.Partition{{Name: "all", Nodes: all}, {Name: "tp", Nodes: tp}, {Name: "bp", Nodes: bp}}
+			kept := allocateIn(a, len(names))
+			allocIn := func(k int, part slurmtest.Partition) ([]int, error) {
+				if ruled != nil {
+					if err := ruled.UsePartition(part.Name); err != nil {
+						return nil, err
+					}
+				}
+				return kept(k, part)
+			}
+			n := steps
+			if i > 0 {
+				n = max(1, steps/2)
+			}
+			cl := &slurmtest.Cluster{Conf: filepath.Join(dir, "slurm.conf"), Dir: work, Submit: "salloc", Names: names, Prefix: prefix}
+			r := slurmtest.Compare(t, cl, a, slurmtest.Run{Seed: uint64(901 + i), Steps: n, Pending: alloc.ErrFragmented, Probes: 10, Partitions: parts, AllocateIn: allocIn})
+			total += r.Compared
+			differ += r.Differ
+			t.Logf("%s (%s) on Slurm %s: %d placements predicted, %d differ; %d jobs both wait", c.kind, c.name, v, r.Compared, r.Differ, r.Waits)
+		})
+	}
+	fmt.Printf("plan topology.yaml: %d placements predicted, %d differ\n", total, differ)
+}
+
+// startCluster16 starts a 16-node cluster in dir on free ports (stopped when
+// t ends) and returns its slurm.conf (scripts/slurm-cluster.sh conf); an
+// error wrapping ports.ErrNoSlurm when Slurm cannot be started at all.
+func startCluster16(t *testing.T, script, dir string, prefixArgs []string) ([]byte, error) {
+	t.Helper()
+	t.Cleanup(func() { exec.Command("bash", append([]string{script, "stop", "--dir", dir}, prefixArgs...)...).Run() })
+	port, err := ports.Start(17, func(base int) error {
+		_, err := ports.RunScript(nil, script, append([]string{"start", "--nodes", "16", "--dir", dir, "--port-base", strconv.Itoa(base)}, prefixArgs...)...)
+		return err
+	})
+	if errors.Is(err, ports.ErrNoSlurm) {
+		return nil, err
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ports.RunScript(nil, script, "conf", "--nodes", "16", "--dir", dir, "--port-base", strconv.Itoa(port)); err != nil {
+		t.Fatal(err)
+	}
+	base, err := os.ReadFile(filepath.Join(dir, "slurm.conf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return base, nil
+}
+
+// allocateIn predicts a job of a partition as the replays keep it: a's
+// decision with the nodes outside the partition kept away
+// (alloc.AllocateWithout), on a machine of n nodes.
+func allocateIn(a alloc.Allocator, n int) func(k int, part slurmtest.Partition) ([]int, error) {
+	return func(k int, part slurmtest.Partition) ([]int, error) {
+		var away []int
+		for v := range n {
+			if !slices.Contains(part.Nodes, v) {
+				away = append(away, v)
+			}
+		}
+		nodes, _, err := alloc.AllocateWithout(context.Background(), a, k, away, nil)
+		return nodes, err
+	}
 }

@@ -334,7 +334,7 @@ func (p *Plan) applyText(d *Deployment) string {
 	if d.Kind == KindCurrent {
 		b.WriteString("Nothing to change: keep the current slurm.conf")
 		if d.Topology != nil {
-			b.WriteString(" and topology.conf")
+			b.WriteString(" and " + d.TopologyName)
 		}
 		if d.SlurmConf != nil {
 			b.WriteString(". (slurm.conf here is the current one, unchanged.)\n")
@@ -350,7 +350,11 @@ func (p *Plan) applyText(d *Deployment) string {
 	at := func(name string) string { return p.confDirArg() + "/" + name }
 	// The site's topology.conf is replaced: back it up (a site without one has
 	// none to back up).
-	backupTopology := d.TopologyName == "topology.conf" && p.opt.TopologyConf != nil
+	backupTopology := d.TopologyName == "topology.conf" && p.opt.TopologyConf != nil && p.topoYAML == nil
+	// A site's topology.yaml is replaced (torus3d) or must go (tree, block:
+	// Slurm reads topology.yaml when it exists, and then neither
+	// TopologyPlugin nor topology.conf).
+	siteYAML := p.topoYAML != nil && d.Kind != KindWeights
 	b.WriteString("\nSteps (on the controller, as root, in the directory of this file):\n")
 	fmt.Fprintf(&b, "  1. Back up the current files:\n       cp -p %s %s\n", at("slurm.conf"), at("slurm.conf.before-procalloc"))
 	for _, f := range d.allIncluded() {
@@ -360,6 +364,9 @@ func (p *Plan) applyText(d *Deployment) string {
 	}
 	if backupTopology {
 		fmt.Fprintf(&b, "       cp -p %s %s\n", at("topology.conf"), at("topology.conf.before-procalloc"))
+	}
+	if siteYAML {
+		fmt.Fprintf(&b, "       cp -p %s %s\n", at("topology.yaml"), at("topology.yaml.before-procalloc"))
 	}
 	step := 2
 	fmt.Fprintf(&b, "  %d. Copy the new slurm.conf to every host that reads it (controller, compute nodes; or the configless server):\n       install -m 644 slurm.conf %s\n", step, at("slurm.conf"))
@@ -377,6 +384,10 @@ func (p *Plan) applyText(d *Deployment) string {
 	}
 	if same := unchangedIncluded(d); len(same) > 0 {
 		fmt.Fprintf(&b, "     Unchanged, keep as they are: %s\n", strings.Join(same, " "))
+	}
+	if siteYAML && d.TopologyName != "topology.yaml" {
+		fmt.Fprintf(&b, "  %d. Remove the site's topology.yaml (backed up above): Slurm reads it when it exists, and then neither TopologyPlugin nor topology.conf:\n       rm %s\n", step, at("topology.yaml"))
+		step++
 	}
 	if d.Topology != nil {
 		fmt.Fprintf(&b, "  %d. Copy %s next to slurm.conf:\n       install -m 644 %s %s\n", step, d.TopologyName, d.TopologyName, at(d.TopologyName))

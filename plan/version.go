@@ -80,6 +80,9 @@ var (
 	// V2411's topology/tree takes a closer leaf only when it holds the rest of the
 	// job and lowers the counts above a used leaf (alloc.SlurmConfig.Tree2411).
 	V2411 = Version{24, 11, 0}
-	// V2605 has topology.yaml and topology/torus3d.
+	// V2505 reads topology.yaml (several topologies; src/interfaces/topology.c,
+	// topology_g_init) and a partition's Topology= picks one.
+	V2505 = Version{25, 5, 0}
+	// V2605 has topology/torus3d in topology.yaml.
 	V2605 = Version{26, 5, 0}
 )

@@ -41,8 +41,8 @@ func (f *Files) Options(o alloc.Options) alloc.Options {
 		ctx = context.Background()
 	}
 	o.Ranking = func(path string, m topo.Machine) (curves.Order, error) { return f.Ranking(ctx, path, m) }
-	o.SlurmTree = func(path string) (*slurm.Tree, error) { return f.SlurmTree(ctx, path) }
-	o.SlurmBlocks = func(path string) (*slurm.Blocks, error) { return f.SlurmBlocks(ctx, path) }
+	o.SlurmTree = func(path, name string) (*slurm.Tree, error) { return f.SlurmTree(ctx, path, name) }
+	o.SlurmBlocks = func(path, name string) (*slurm.Blocks, error) { return f.SlurmBlocks(ctx, path, name) }
 	return o
 }
 
@@ -58,38 +58,48 @@ func (f *Files) Ranking(ctx context.Context, path string, m topo.Machine) (curve
 }
 
 // SlurmTree reads the topology/tree configuration of a slurm:tree:FILE spec
-// (alloc.Options.SlurmTree) under ctx.
-func (f *Files) SlurmTree(ctx context.Context, path string) (*slurm.Tree, error) {
-	t, err := f.topology(ctx, path)
+// (alloc.Options.SlurmTree) under ctx: a topology.conf, or the topology name
+// of a topology.yaml ("": its cluster_default one).
+func (f *Files) SlurmTree(ctx context.Context, path, name string) (*slurm.Tree, error) {
+	t, err := f.topology(ctx, path, name)
 	if err != nil {
 		return nil, err
 	}
 	tr, err := t.TreeOf()
 	if err != nil {
-		return nil, fmt.Errorf("slurm:tree:%s: %w", path, err)
+		return nil, fmt.Errorf("slurm:tree:%s: %w", specFile(path, name), err)
 	}
 	return tr, nil
 }
 
 // SlurmBlocks reads the topology/block configuration of a slurm:block:FILE spec
-// (alloc.Options.SlurmBlocks) under ctx.
-func (f *Files) SlurmBlocks(ctx context.Context, path string) (*slurm.Blocks, error) {
-	t, err := f.topology(ctx, path)
+// (alloc.Options.SlurmBlocks) under ctx, as SlurmTree reads a tree.
+func (f *Files) SlurmBlocks(ctx context.Context, path, name string) (*slurm.Blocks, error) {
+	t, err := f.topology(ctx, path, name)
 	if err != nil {
 		return nil, err
 	}
 	b, err := t.BlocksOf()
 	if err != nil {
-		return nil, fmt.Errorf("slurm:block:%s: %w", path, err)
+		return nil, fmt.Errorf("slurm:block:%s: %w", specFile(path, name), err)
 	}
 	return b, nil
 }
 
+// specFile is a spec's FILE[:NAME] in messages.
+func specFile(path, name string) string {
+	if name == "" {
+		return path
+	}
+	return path + ":" + name
+}
+
 // topology reads a topology file anew (each allocator gets its own) under ctx
-// (slurm.ReadTopologyFile) and keeps its warnings the first time it is read.
-func (f *Files) topology(ctx context.Context, path string) (*slurm.Topology, error) {
+// (slurm.ReadTopologyFileNamed, name selecting a topology.yaml's topology) and
+// keeps its warnings the first time it is read.
+func (f *Files) topology(ctx context.Context, path, name string) (*slurm.Topology, error) {
 	path = inDir(f.Dir, path)
-	t, err := slurm.ReadTopologyFile(ctx, path)
+	t, err := slurm.ReadTopologyFileNamed(ctx, path, name)
 	if err != nil {
 		return nil, &alloc.FileError{Path: path, Err: err}
 	}
@@ -97,7 +107,7 @@ func (f *Files) topology(ctx context.Context, path string) (*slurm.Topology, err
 	for i, w := range t.Warnings {
 		ws[i] = Warning{Field: "Alloc", File: path, Text: w}
 	}
-	f.keep(path, ws)
+	f.keep(specFile(path, name), ws)
 	return t, nil
 }
 

@@ -4,13 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/procalloc/procalloc/alloc"
 	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/slurm"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -44,7 +47,7 @@ func TestFilesErrorsTellFileFromSpec(t *testing.T) {
 	}
 	blocks := filepath.Join(dir, "blocks.conf")
 	for _, path := range []string{blocks, filepath.Join(dir, "nosuch.conf")} {
-		if _, err := f.SlurmBlocks(context.Background(), path); !errors.As(err, new(*alloc.FileError)) {
+		if _, err := f.SlurmBlocks(context.Background(), path, ""); !errors.As(err, new(*alloc.FileError)) {
 			t.Errorf("topology %s: %v, want an *alloc.FileError", filepath.Base(path), err)
 		}
 	}
@@ -120,5 +123,116 @@ func TestRouteTableTooLargeNamesMetrics(t *testing.T) {
 		if metrics != 0 && err != nil {
 			t.Errorf("without route metrics: %v", err)
 		}
+	}
+}
+
+// TestSlurmSpecTopologyYAMLName: slurm:tree:FILE.yaml:NAME[:ORDER] and
+// slurm:block:FILE.yaml:NAME place jobs as slurm:tree and slurm:block of the
+// equivalent topology.conf (the yaml's topology written as one); no NAME is the
+// cluster_default topology; a NAME the file lacks, or of the other kind, is an
+// error naming the file and the topologies; MapSpecFiles maps the file and
+// keeps the name.
+func TestSlurmSpecTopologyYAMLName(t *testing.T) {
+	dir := t.TempDir()
+	yml := filepath.Join(dir, "topology.yaml")
+	data, err := os.ReadFile("../topo/testdata/topology.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(yml, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fabric, err := slurm.ParseTopologyYAML(strings.NewReader(string(data)), "fabric")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tree strings.Builder
+	if err := fabric.Tree.WriteConf(&tree); err != nil {
+		t.Fatal(err)
+	}
+	treeConf, blockConf := filepath.Join(dir, "tree.conf"), filepath.Join(dir, "racks.conf")
+	if err := os.WriteFile(treeConf, []byte(tree.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(blockConf, []byte("BlockName=rack1 Nodes=node[01-04]\nBlockName=rack2 Nodes=node[05-08]\nBlockName=rack3 Nodes=node[09-12]\nBlockName=rack4 Nodes=node[13-16]\nBlockSizes=4,16\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := topo.ParseMachine("mesh:4x4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosts := make([]string, 16)
+	for i := range hosts {
+		hosts[i] = fmt.Sprintf("node%02d", i+1)
+	}
+	opt := (&Files{}).Options(alloc.Options{Names: hosts})
+	for spec, ref := range map[string]string{
+		"slurm:tree:" + yml + ":fabric:hilbert": "slurm:tree:" + treeConf + ":hilbert",
+		"slurm:tree:" + yml:                     "slurm:tree:" + treeConf,
+		"slurm:tree:" + yml + "::snake":         "slurm:tree:" + treeConf + ":snake",
+		"slurm:block:" + yml + ":racks":         "slurm:block:" + blockConf,
+	} {
+		a, err := alloc.Parse(spec, m, opt)
+		if err != nil {
+			t.Fatalf("%s: %v", spec, err)
+		}
+		b, err := alloc.Parse(ref, m, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(1, 2))
+		var running [][]int
+		placed := 0
+		for range 200 {
+			if len(running) > 0 && rng.IntN(3) == 0 {
+				i := rng.IntN(len(running))
+				if err := a.Release(running[i]); err != nil {
+					t.Fatal(err)
+				}
+				if err := b.Release(running[i]); err != nil {
+					t.Fatal(err)
+				}
+				running = slices.Delete(running, i, i+1)
+				continue
+			}
+			k := 1 + rng.IntN(6)
+			if k > a.NumFree() {
+				continue
+			}
+			na, ea := a.Allocate(k)
+			nb, eb := b.Allocate(k)
+			if (ea == nil) != (eb == nil) || !slices.Equal(na, nb) {
+				t.Fatalf("%s: %d nodes: %v %v; %s: %v %v", spec, k, na, ea, ref, nb, eb)
+			}
+			if ea == nil {
+				running = append(running, na)
+				placed++
+			}
+		}
+		if placed < 20 {
+			t.Errorf("%s: %d placed", spec, placed)
+		}
+	}
+	for spec, want := range map[string][]string{
+		"slurm:tree:" + yml + ":nosuch":  {yml, `no topology "nosuch"`, "fabric, racks, torus"},
+		"slurm:tree:" + yml + ":racks":   {"slurm:tree:" + yml + ":racks", "topology/block"},
+		"slurm:block:" + yml + ":fabric": {"slurm:block:" + yml + ":fabric", "topology/tree"},
+	} {
+		if _, err := alloc.Parse(spec, m, opt); err == nil {
+			t.Errorf("%s accepted", spec)
+		} else {
+			for _, w := range want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("%s: %v does not name %q", spec, err, w)
+				}
+			}
+		}
+	}
+	upper := func(s string) string { return strings.ToUpper(s) }
+	if got, want := alloc.MapSpecFiles("slurm:tree:t.yaml:fabric:x.pairs", upper), "slurm:tree:T.YAML:fabric:X.PAIRS"; got != want {
+		t.Errorf("MapSpecFiles: %s, want %s", got, want)
+	}
+	if got, want := alloc.MapSpecFiles("slurm:tree:t.conf:x.pairs", upper), "slurm:tree:T.CONF:X.PAIRS"; got != want {
+		t.Errorf("MapSpecFiles: %s, want %s", got, want)
 	}
 }

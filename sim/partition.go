@@ -164,6 +164,11 @@ func newPartitions(jobs []Job, cfg Config) (*partitions, error) {
 			pt.away[name], pt.out[name] = away, out
 		}
 	}
+	// An allocator whose rule depends on the partition (alloc.PartitionRuled)
+	// is told each decision's partition: jobs of one partition, or of
+	// partitions holding every node, are replayed as jobs of several.
+	_, ruled := cfg.Alloc.(alloc.PartitionRuled)
+	perJob := cfg.perJob || ruled
 	restricted, tier0, tiers := false, 0, false
 	for _, j := range jobs {
 		nodes, ok := cfg.Partitions[j.Partition]
@@ -183,13 +188,13 @@ func newPartitions(jobs []Job, cfg Config) (*partitions, error) {
 	// Jobs of partitions of several tiers are queued by tier (sched.go), even
 	// when every partition holds every node.
 	tiers = tiers && cfg.Sched != SchedAsRun
-	if !restricted && !cfg.perJob && !tiers {
+	if !restricted && !perJob && !tiers {
 		return nil, nil
 	}
 	if cfg.Comm != nil || cfg.Baseline != nil {
 		return nil, errors.New("sim: partitions are replayed without a communication model or an exact baseline")
 	}
-	if len(pt.jobsIn) == 1 && !cfg.perJob {
+	if len(pt.jobsIn) == 1 && !perJob {
 		for name := range pt.jobsIn {
 			pt.fixed = pt.away[name]
 		}
@@ -288,7 +293,21 @@ func (pt *partitions) enter(a alloc.Allocator, part string, block []uint64) erro
 	if err := pt.mask.Set(oc, away); err != nil {
 		return fmt.Errorf("sim: keeping a job in its partition %s: %w", part, err)
 	}
+	if err := usePartition(a, part); err != nil {
+		return err
+	}
 	pt.cur, pt.entered, pt.maskGen = part, true, gen
+	return nil
+}
+
+// usePartition tells an allocator whose rule depends on the partition
+// (alloc.PartitionRuled) the partition of the decisions that follow.
+func usePartition(a alloc.Allocator, part string) error {
+	if r, ok := a.(alloc.PartitionRuled); ok {
+		if err := r.UsePartition(part); err != nil {
+			return fmt.Errorf("sim: partition %s: %w", part, err)
+		}
+	}
 	return nil
 }
 
@@ -641,9 +660,22 @@ func (cp *confParts) limitWarnings(jobs []Job) []Warning {
 	if cp == nil {
 		return nil
 	}
-	byName := make(map[string]*slurm.ConfPartition, len(cp.conf))
-	for i := range cp.conf {
-		byName[cp.conf[i].Name] = &cp.conf[i]
+	var ws []Warning
+	for _, text := range PartitionLimitWarnings(jobs, cp.conf) {
+		ws = append(ws, Warning{Field: "SlurmConf", File: cp.path, Text: text})
+	}
+	return ws
+}
+
+// PartitionLimitWarnings is limitWarnings' sentences: which of jobs (each in
+// its Partition, as AssignPartitions gives it) the State or limits of its
+// partition of conf would have kept from running, one sentence per case with
+// the count and the first job; what procalloc sim --slurm-conf and procalloc
+// plan say of a history.
+func PartitionLimitWarnings(jobs []Job, conf []slurm.ConfPartition) []string {
+	byName := make(map[string]*slurm.ConfPartition, len(conf))
+	for i := range conf {
+		byName[conf[i].Name] = &conf[i]
 	}
 	type tally struct {
 		count int
@@ -696,12 +728,12 @@ func (cp *confParts) limitWarnings(jobs []Job) []Warning {
 		inactive: "are in a partition of State=INACTIVE, which slurmctld would neither take nor start (PartitionInactive)",
 		drain:    "are in a partition of State=DRAIN, which slurmctld would not take (it starts only the jobs queued before the drain)",
 	}
-	var ws []Warning
+	var ws []string
 	for c := range cases {
 		if t[c].count > 0 {
-			ws = append(ws, Warning{Field: "SlurmConf", File: cp.path, Text: fmt.Sprintf(
+			ws = append(ws, fmt.Sprintf(
 				"%d of the %d jobs replayed %s; the history ran them, so they are replayed as it ran them (first: %s)",
-				t[c].count, len(jobs), what[c], t[c].first)})
+				t[c].count, len(jobs), what[c], t[c].first))
 		}
 	}
 	return ws

@@ -125,6 +125,9 @@ func (p *placer) checkFits(r *Job) error {
 	key := p.parts.key(r.Procs, r.Partition)
 	err, seen := p.fits[key]
 	if !seen {
+		if err := usePartition(p.empty, r.Partition); err != nil {
+			return err
+		}
 		nodes, _, aerr := alloc.AllocateWithout(context.Background(), p.empty, r.Procs, p.parts.awayOf(r.Partition), nil)
 		if aerr == nil {
 			if rerr := p.empty.Release(nodes); rerr != nil {
@@ -212,6 +215,9 @@ func (p *placer) willRun(head int, now int64, running *runSet) (reservation, boo
 	}
 	k := p.tab.at(head).Procs
 	c := p.frag.Clone()
+	if err := usePartition(c, p.tab.at(head).Partition); err != nil {
+		return reservation{}, false, err
+	}
 	p.ends = running.sortedEnds(p.ends, now)
 	for i := 0; i < len(p.ends); {
 		t := p.ends[i].estEnd
@@ -261,6 +267,9 @@ func (p *placer) willRunIn(head int, now int64, running *runSet, ahead []placedR
 		return placedResv{}, false, err
 	}
 	c := p.frag.Clone()
+	if err := usePartition(c, r.Partition); err != nil {
+		return placedResv{}, false, err
+	}
 	in := p.parts.in[r.Partition]
 	p.ends = running.sortedEnds(p.ends, now)
 	times := append(p.times[:0], now)

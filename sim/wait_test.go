@@ -60,8 +60,8 @@ func treeConf(t testing.TB, n, size int) *slurm.Tree {
 func waitAllocator(t testing.TB, spec string, m topo.Machine, blockSize int) alloc.Allocator {
 	t.Helper()
 	a, err := alloc.Parse(spec, m, alloc.Options{
-		SlurmBlocks: func(string) (*slurm.Blocks, error) { return blockConf(t, m, blockSize), nil },
-		SlurmTree:   func(string) (*slurm.Tree, error) { return treeConf(t, m.N(), blockSize), nil },
+		SlurmBlocks: func(string, string) (*slurm.Blocks, error) { return blockConf(t, m, blockSize), nil },
+		SlurmTree:   func(string, string) (*slurm.Tree, error) { return treeConf(t, m.N(), blockSize), nil },
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -374,7 +374,7 @@ func TestWaitNeverFits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := alloc.Parse("slurm:block:x", m, alloc.Options{SlurmBlocks: func(string) (*slurm.Blocks, error) { return b, nil }})
+	a, err := alloc.Parse("slurm:block:x", m, alloc.Options{SlurmBlocks: func(string, string) (*slurm.Blocks, error) { return b, nil }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -384,7 +384,7 @@ func TestWaitNeverFits(t *testing.T) {
 		t.Fatalf("a job no block holds: %v", err)
 	}
 	// Without it the replay runs.
-	a, _ = alloc.Parse("slurm:block:x", m, alloc.Options{SlurmBlocks: func(string) (*slurm.Blocks, error) { return b, nil }})
+	a, _ = alloc.Parse("slurm:block:x", m, alloc.Options{SlurmBlocks: func(string, string) (*slurm.Blocks, error) { return b, nil }})
 	if _, err := Run(context.Background(), jobs[:1], Config{Machine: m, Alloc: a}); err != nil {
 		t.Fatal(err)
 	}

@@ -888,6 +888,9 @@ func (c *Conf) Global(key string) string {
 type ConfPartition struct {
 	Name string // the PartitionName
 	Line int    // first physical line of its PartitionName line
+	// File is the included file of its line (ConfLine.File); "" for
+	// slurm.conf itself.
+	File string
 	// Nodes is the Nodes= expression ("ALL" for every node).
 	Nodes string
 	// Hosts are the nodes Nodes= names, as slurmctld reads it (read_config.c
@@ -927,7 +930,17 @@ type ConfPartition struct {
 	// MaxTime is the longest time limit a job may ask for, in minutes (Slurm's
 	// time_str2mins: seconds rounded up); -1 for UNLIMITED (not given).
 	MaxTime int64
+	// Topology is its Topology= (Slurm 25.05 on; of the line, else of a DEFAULT
+	// line, as read_config.c reads it): the topology of topology.yaml its jobs
+	// are placed by ("default" when the topology comes from TopologyPlugin and
+	// topology.conf); "" when not given: the cluster's default topology
+	// (partition_mgr.c, set_part_topology_idx: index 0).
+	Topology string
 }
+
+// Where names the partition's line in messages: "line N", or "FILE line N"
+// in an included file.
+func (p *ConfPartition) Where() string { return lineRef(p.File, p.Line) }
 
 // DefaultPartition is the partition jobs submitted without -p go to: the last of
 // parts with Default=YES, as slurmctld reads them (a later one replaces an
@@ -1265,7 +1278,7 @@ func (c *Conf) Partitions(nodes []ConfNode) ([]ConfPartition, error) {
 			}
 			continue
 		}
-		p := ConfPartition{Name: l.Pairs[0].Value, Line: l.First, Nodes: get("Nodes")}
+		p := ConfPartition{Name: l.Pairs[0].Value, Line: l.First, File: l.File, Nodes: get("Nodes"), Topology: get("Topology")}
 		os := get("OverSubscribe")
 		if os == "" {
 			os = get("Shared")

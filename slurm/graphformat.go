@@ -215,12 +215,19 @@ func readTopology(ctx context.Context, r io.Reader, name string, inc *includer) 
 // it reads and parses (every few thousand lines or names): a cancelled ctx returns
 // its cause after the file's name.
 func ReadTopologyFile(ctx context.Context, path string) (*Topology, error) {
+	return ReadTopologyFileNamed(ctx, path, "")
+}
+
+// ReadTopologyFileNamed is ReadTopologyFile selecting a topology.yaml's topology
+// by name ("": the cluster_default one, else the only one); a name with a
+// topology.conf is an error.
+func ReadTopologyFileNamed(ctx context.Context, path, name string) (*Topology, error) {
 	f, err := textin.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	t, err := readTopology(ctx, textin.ContextReader(ctx, f), "", topologyIncluder(path, "", ReadIncluded))
+	t, err := readTopology(ctx, textin.ContextReader(ctx, f), name, topologyIncluder(path, "", ReadIncluded))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

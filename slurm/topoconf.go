@@ -418,10 +418,11 @@ func (t *Topology) BlocksOf() (*Blocks, error) {
 //	         torus3d: {name, dims, nodes} (or a list of one) is read too
 //	flat:    true (no network: refused)
 //
-// name selects a topology; empty selects the one with cluster_default: true, else the
-// only one. Errors name the line: unknown keys, a key given twice, two topologies of
-// one name, a topology with two of tree/block/torus3d/flat, two cluster_default:
-// true and a second YAML document are refused. Switches and blocks follow the rules
+// name selects a topology; empty selects the one with cluster_default: true (the
+// first of several, as Slurm takes it, with a warning), else the only one. Errors
+// name the line: unknown keys, a key given twice, two topologies of one name, a
+// topology with two of tree/block/torus3d/flat and a second YAML document are
+// refused. Switches and blocks follow the rules
 // of ParseTopologyConf (topology.yaml exists from Slurm 25.05, whose rules differ in
 // two places: a switch with nodes and children is a leaf whose children Slurm ignores
 // with a warning, and a switch with neither is an empty leaf); block_sizes are checked
@@ -435,6 +436,148 @@ func ParseTopologyYAML(r io.Reader, name string) (*Topology, error) {
 // (each read of its decoder, 512 bytes), at each switch or block and every ctxEvery
 // names; a cancelled ctx returns its cause, not the decoder's wording of it.
 func parseTopologyYAML(ctx context.Context, r io.Reader, name string) (*Topology, error) {
+	doc, err := readTopologyYAMLDoc(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	pick := -1
+	for i, e := range doc.entries {
+		if name != "" && e.name == name || name == "" && e.clusterDefault {
+			pick = i
+			break
+		}
+	}
+	if pick < 0 {
+		if name != "" {
+			return nil, fmt.Errorf("no topology %q (the file has %s)", name, strings.Join(doc.names(), ", "))
+		}
+		if len(doc.entries) != 1 {
+			return nil, fmt.Errorf("%d topologies (%s) and none has cluster_default: true; name one", len(doc.entries), strings.Join(doc.names(), ", "))
+		}
+		pick = 0
+	}
+	t, flat, err := yamlTopologyOf(ctx, doc.entries[pick].node)
+	if err != nil {
+		return nil, err
+	}
+	if flat {
+		return nil, fmt.Errorf("line %d: topology %s is flat: it describes no network", doc.entries[pick].line, doc.entries[pick].name)
+	}
+	t.Warnings = append(doc.warnings, t.Warnings...)
+	return t, nil
+}
+
+// TopologyYAML is a topology.yaml read whole, as slurmctld reads it (Slurm 25.05
+// and later; src/interfaces/topology.c, topology_g_init): every topology it
+// lists, each checked by the rules of ParseTopologyYAML, flat ones included.
+type TopologyYAML struct {
+	Topologies []YAMLTopology // in file order
+	// Warnings are what Slurm accepts of the list itself but procalloc says
+	// (a second cluster_default: true), naming the line; each topology's own
+	// are in its Topology.
+	Warnings []string
+}
+
+// YAMLTopology is one topology of a topology.yaml.
+type YAMLTopology struct {
+	Name           string // its "topology:" name, what a partition's Topology= names
+	Line           int    // the line of its entry
+	ClusterDefault bool   // cluster_default: true
+	// Topology is its tree, block or torus3d; nil for a flat topology
+	// (topology/flat: no topology, Slurm's node order).
+	*Topology
+}
+
+// Kind names the topology plugin of e: "tree", "block", "torus3d" or "flat".
+func (e *YAMLTopology) Kind() string {
+	if e.Topology == nil {
+		return "flat"
+	}
+	return e.Topology.Kind()
+}
+
+// Default returns the index of the topology slurmctld gives the partitions
+// without Topology= (and uses outside partitions): topology_g_init sorts the
+// topologies with cluster_default first (_process_conf, qsort by _cmp_tctx,
+// equal otherwise, which glibc's merge sort keeps in file order) and
+// set_part_topology_idx (src/slurmctld/partition_mgr.c) gives such a partition
+// index 0: the first topology with cluster_default: true, else the first
+// listed.
+func (y *TopologyYAML) Default() int {
+	for i := range y.Topologies {
+		if y.Topologies[i].ClusterDefault {
+			return i
+		}
+	}
+	return 0
+}
+
+// Index returns the index of the topology named name (case-sensitive, as
+// topology.c's _get_tctx_index_by_name compares), -1 when there is none.
+func (y *TopologyYAML) Index(name string) int {
+	for i := range y.Topologies {
+		if y.Topologies[i].Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// Names lists the topologies' names in file order, comma-separated.
+func (y *TopologyYAML) Names() string {
+	s := make([]string, len(y.Topologies))
+	for i := range y.Topologies {
+		s[i] = y.Topologies[i].Name
+	}
+	return strings.Join(s, ", ")
+}
+
+// ParseTopologyYAMLAll reads every topology of a topology.yaml (the rules and
+// errors of ParseTopologyYAML, each topology read as ParseTopologyYAML reads the
+// one it selects; a flat topology is read as one with no Topology), looking at
+// ctx as ParseTopologyYAML does: what procalloc plan models a site's current
+// configuration from, a partition's Topology= selecting one.
+func ParseTopologyYAMLAll(ctx context.Context, r io.Reader) (*TopologyYAML, error) {
+	doc, err := readTopologyYAMLDoc(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	out := &TopologyYAML{Warnings: doc.warnings}
+	for _, e := range doc.entries {
+		t, _, err := yamlTopologyOf(ctx, e.node)
+		if err != nil {
+			return nil, err
+		}
+		out.Topologies = append(out.Topologies, YAMLTopology{Name: e.name, Line: e.line, ClusterDefault: e.clusterDefault, Topology: t})
+	}
+	return out, nil
+}
+
+// yamlDoc is a topology.yaml's list of topologies, each's keys checked.
+type yamlDoc struct {
+	entries  []yamlEntry
+	warnings []string // what Slurm accepts of the list (a second cluster_default)
+}
+
+type yamlEntry struct {
+	name           string
+	line           int
+	clusterDefault bool
+	node           *yaml.Node
+}
+
+func (d *yamlDoc) names() []string {
+	s := make([]string, len(d.entries))
+	for i, e := range d.entries {
+		s[i] = e.name
+	}
+	return s
+}
+
+// readTopologyYAMLDoc decodes a topology.yaml and checks its list of topologies:
+// each a mapping of known keys with a name, no name twice, at most one
+// cluster_default: true.
+func readTopologyYAMLDoc(ctx context.Context, r io.Reader) (*yamlDoc, error) {
 	data, err := textin.ReadAll(r, 64<<20, "the file")
 	if err != nil {
 		return nil, err
@@ -442,7 +585,6 @@ func parseTopologyYAML(ctx context.Context, r io.Reader, name string) (*Topology
 	if err := checkSlurmFileStart(data); err != nil {
 		return nil, fmt.Errorf("line 1: %w", err)
 	}
-	look := looker{ctx: ctx, work: ctxEvery}
 	dec := yaml.NewDecoder(textin.ContextReader(ctx, bytes.NewReader(data)))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
@@ -473,8 +615,7 @@ func parseTopologyYAML(ctx context.Context, r io.Reader, name string) (*Topology
 	if err := resolveAliases(doc.Content[0], &budget); err != nil {
 		return nil, err
 	}
-	var pick *yaml.Node
-	var names []string
+	out := &yamlDoc{}
 	nameLine := map[string]int{}
 	defaultLine := 0
 	for _, t := range doc.Content[0].Content {
@@ -492,7 +633,6 @@ func parseTopologyYAML(ctx context.Context, r io.Reader, name string) (*Topology
 			return nil, fmt.Errorf("line %d: topology %s listed twice (first on line %d)", t.Line, tn, l)
 		}
 		nameLine[tn] = t.Line
-		names = append(names, tn)
 		def := false
 		if c := yamlChild(t, "cluster_default"); c != nil {
 			if c.Kind != yaml.ScalarNode || (c.Value != "true" && c.Value != "false") {
@@ -500,29 +640,30 @@ func parseTopologyYAML(ctx context.Context, r io.Reader, name string) (*Topology
 			}
 			if def = c.Value == "true"; def {
 				if defaultLine != 0 {
-					return nil, fmt.Errorf("line %d: a second cluster_default: true (the first on line %d)", c.Line, defaultLine)
+					// topology_g_init sorts the cluster_default ones first,
+					// in file order (qsort by _cmp_tctx; glibc's merge
+					// sort): the first is topology 0, the default.
+					out.warnings = append(out.warnings, fmt.Sprintf("line %d: a second cluster_default: true (the first on line %d): Slurm takes the first", c.Line, defaultLine))
+					def = false
+				} else {
+					defaultLine = c.Line
 				}
-				defaultLine = c.Line
 			}
 		}
-		switch {
-		case name != "" && tn == name:
-			pick = t
-		case name == "" && def:
-			pick = t
-		}
+		out.entries = append(out.entries, yamlEntry{name: tn, line: t.Line, clusterDefault: def, node: t})
 	}
-	if pick == nil {
-		if name != "" {
-			return nil, fmt.Errorf("no topology %q (the file has %s)", name, strings.Join(names, ", "))
-		}
-		if len(names) != 1 {
-			return nil, fmt.Errorf("%d topologies (%s) and none has cluster_default: true; name one", len(names), strings.Join(names, ", "))
-		}
-		pick = doc.Content[0].Content[0]
+	if len(out.entries) == 0 {
+		return nil, fmt.Errorf("line %d: an empty list: a topology.yaml lists at least one topology (- topology: NAME ...)", doc.Content[0].Line)
 	}
+	return out, nil
+}
+
+// yamlTopologyOf reads one topology of a topology.yaml (its keys checked):
+// its Topology, or flat true for a flat one.
+func yamlTopologyOf(ctx context.Context, pick *yaml.Node) (out *Topology, flat bool, err error) {
+	look := looker{ctx: ctx, work: ctxEvery}
 	tn, _ := yamlScalar(pick, "topology")
-	out := &Topology{}
+	out = &Topology{}
 	warns := warnCap{list: &out.Warnings}
 	warn := warns.add
 	lists := nameBudget{ctx: ctx}
@@ -530,48 +671,48 @@ func parseTopologyYAML(ctx context.Context, r io.Reader, name string) (*Topology
 	case yamlChild(pick, "tree") != nil:
 		sws := yamlChild(yamlChild(pick, "tree"), "switches")
 		if sws == nil || sws.Kind != yaml.SequenceNode {
-			return nil, fmt.Errorf("line %d: tree needs a list \"switches\"", yamlChild(pick, "tree").Line)
+			return nil, false, fmt.Errorf("line %d: tree needs a list \"switches\"", yamlChild(pick, "tree").Line)
 		}
 		var recs []switchRec
 		for _, s := range sws.Content {
 			if err := look.stopped(1); err != nil {
-				return nil, err
+				return nil, false, err
 			}
 			sn, _ := yamlScalar(s, "switch")
 			if sn == "" {
-				return nil, fmt.Errorf("line %d: a switch needs \"switch: NAME\"", s.Line)
+				return nil, false, fmt.Errorf("line %d: a switch needs \"switch: NAME\"", s.Line)
 			}
 			r := switchRec{name: sn, line: s.Line, hasNodes: yamlChild(s, "nodes") != nil, hasChildren: yamlChild(s, "children") != nil}
 			if r.nodes, err = yamlHostlist(&lists, s, "nodes"); err != nil {
-				return nil, err
+				return nil, false, err
 			}
 			if r.children, err = yamlHostlist(&lists, s, "children"); err != nil {
-				return nil, err
+				return nil, false, err
 			}
 			look.work += len(r.nodes) + len(r.children)
 			recs = append(recs, r)
 		}
 		if out.Tree, err = newTree(recs, treeRules{yaml: true}, warn, &look); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	case yamlChild(pick, "block") != nil:
 		blk := yamlChild(pick, "block")
 		bl := yamlChild(blk, "blocks")
 		if bl == nil || bl.Kind != yaml.SequenceNode {
-			return nil, fmt.Errorf("line %d: block needs a list \"blocks\"", blk.Line)
+			return nil, false, fmt.Errorf("line %d: block needs a list \"blocks\"", blk.Line)
 		}
 		var recs []blockRec
 		for _, b := range bl.Content {
 			if err := look.stopped(1); err != nil {
-				return nil, err
+				return nil, false, err
 			}
 			bn, _ := yamlScalar(b, "block")
 			if bn == "" {
-				return nil, fmt.Errorf("line %d: a block needs \"block: NAME\"", b.Line)
+				return nil, false, fmt.Errorf("line %d: a block needs \"block: NAME\"", b.Line)
 			}
 			r := blockRec{name: bn, line: b.Line}
 			if r.nodes, err = yamlHostlist(&lists, b, "nodes"); err != nil {
-				return nil, err
+				return nil, false, err
 			}
 			look.work += len(r.nodes)
 			recs = append(recs, r)
@@ -580,37 +721,37 @@ func parseTopologyYAML(ctx context.Context, r io.Reader, name string) (*Topology
 		sizesLine := 0
 		if bs := yamlChild(blk, "block_sizes"); bs != nil {
 			if sizes, err = yamlBlockSizes(bs); err != nil {
-				return nil, err
+				return nil, false, err
 			}
 			sizesLine = bs.Line
 		}
 		if out.Blocks, err = newBlocks(recs, sizes, sizesLine, lineRef("", sizesLine), 0, 0, "", warn, &look); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	case yamlChild(pick, "torus3d") != nil:
 		t := yamlChild(pick, "torus3d")
 		if tl := yamlChild(t, "toruses"); tl != nil {
 			if tl.Kind != yaml.SequenceNode {
-				return nil, fmt.Errorf("line %d: toruses: want a list of tori", tl.Line)
+				return nil, false, fmt.Errorf("line %d: toruses: want a list of tori", tl.Line)
 			}
 			t = tl
 		}
 		if t.Kind == yaml.SequenceNode {
 			if len(t.Content) != 1 {
-				return nil, fmt.Errorf("line %d: %d tori in one topology; procalloc reads one", t.Line, len(t.Content))
+				return nil, false, fmt.Errorf("line %d: %d tori in one topology; procalloc reads one", t.Line, len(t.Content))
 			}
 			t = t.Content[0]
 		}
 		if out.Torus, err = torus3dOf(t, &lists); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	case yamlChild(pick, "flat") != nil:
-		return nil, fmt.Errorf("line %d: topology %s is flat: it describes no network", pick.Line, tn)
+		return nil, true, nil
 	default:
-		return nil, fmt.Errorf("line %d: topology %s has none of tree, block, torus3d", pick.Line, tn)
+		return nil, false, fmt.Errorf("line %d: topology %s has none of tree, block, torus3d", pick.Line, tn)
 	}
 	warns.done()
-	return out, nil
+	return out, false, nil
 }
 
 // ReadTopologyYAML reads a topology.yaml (ParseTopologyYAML) and returns the network
@@ -676,6 +817,34 @@ func torus3dOf(t *yaml.Node, lists *nameBudget) (*Torus, error) {
 		return nil, fmt.Errorf("line %d: torus3d %dx%dx%d = %d positions but %d nodes", t.Line, tor.Dims[0], tor.Dims[1], tor.Dims[2], p, len(nodes))
 	}
 	tor.Nodes = nodes
+	if pl := yamlChild(t, "placements"); pl != nil && pl.Kind == yaml.SequenceNode {
+		// Checked by checkPlacements: dims positive, within the torus.
+		xyz := func(d *yaml.Node) (v [3]int, given [3]bool) {
+			for j, k := range []string{"x", "y", "z"} {
+				s, _ := yamlScalar(d, k)
+				v[j], _ = strconv.Atoi(s)
+				given[j] = s != ""
+			}
+			return v, given
+		}
+		for _, p := range pl.Content {
+			d, _ := xyz(yamlChild(p, "dims"))
+			tor.Placements = append(tor.Placements, Box{X: d[0], Y: d[1], Z: d[2]})
+			if s := yamlChild(p, "anchor_seed"); s != nil {
+				if v, _ := xyz(s); v != [3]int{} {
+					tor.OwnAnchors = true
+				}
+			}
+			if s := yamlChild(p, "anchor_spacing"); s != nil {
+				v, given := xyz(s)
+				for j := range 3 {
+					if given[j] && v[j] != d[j] {
+						tor.OwnAnchors = true
+					}
+				}
+			}
+		}
+	}
 	return tor, nil
 }
 

@@ -144,7 +144,6 @@ func TestTopologyBadInput(t *testing.T) {
 		{"- topology: a\n  block:\n    blocks: []\n    sizes: [4]\n", "line 4: unknown key \"sizes\" in a block"},
 		{"- topology: a\n  tree: {switches: [{switch: s, nodes: n1}]}\n- topology: a\n  tree: {switches: [{switch: t, nodes: n2}]}\n", "line 3: topology a listed twice (first on line 1)"},
 		{"- topology: a\n  tree: {switches: [{switch: s, nodes: n1}]}\n  block: {blocks: [{block: b, nodes: n1}]}\n", "line 1: one topology with tree and block"},
-		{"- topology: a\n  cluster_default: true\n  tree: {switches: [{switch: s, nodes: n1}]}\n- topology: b\n  cluster_default: true\n  tree: {switches: [{switch: t, nodes: n2}]}\n", "line 5: a second cluster_default: true (the first on line 2)"},
 		{"- topology: a\n  cluster_default: yes please\n  tree: {switches: [{switch: s, nodes: n1}]}\n", "line 2: cluster_default: want true or false"},
 		{"- topology: a\n  tree:\n    switches:\n      - switch: s0\n        nodes: n1\n      - switch: s1\n        children: s2\n      - switch: s2\n        children: s1\n", "switches form a cycle: s1 -> s2 -> s1"},
 		{"- topology: a\n  tree:\n    switches:\n      - switch: s0\n        nodes: n1\n      - switch: s1\n        children: s1\n", "invalid child switch \"s1\""},

@@ -91,6 +91,13 @@ type Torus struct {
 	Line  int      // the line of its entry
 	Dims  [3]int   // X, Y, Z
 	Nodes []string // X*Y*Z node names, x fastest
+	// Placements are the job shapes of its placements (their dims), in the
+	// file's order; nil when it lists none.
+	Placements []Box
+	// OwnAnchors is set when some placement gives an anchor_seed other than 0
+	// or an anchor_spacing other than its own dims (Slurm's torus3d_record.c,
+	// _build_placement_anchors): anchors Box.Anchors does not list.
+	OwnAnchors bool
 }
 
 // where names the switch's line in messages: "line N", or "FILE line N" in an

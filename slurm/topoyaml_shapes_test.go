@@ -1,6 +1,9 @@
 package slurm
 
 import (
+	"context"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -101,4 +104,138 @@ func TestTopologyYAMLTorusForms(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestParseTopologyYAMLAll: every topology of a topology.yaml read whole is the
+// topology ParseTopologyYAML selects by its name (the same parser), flat ones
+// kept as topologies without a network; Default is the cluster_default one,
+// else the first listed (Slurm's topology index 0); Index is by exact name;
+// a torus's placements are kept, anchors of their own flagged.
+func TestParseTopologyYAMLAll(t *testing.T) {
+	data := readFile(t, "../topo/testdata/topology.yaml")
+	src := data + `- topology: none
+  flat: true
+- topology: t2
+  torus3d:
+    toruses:
+      - name: t2
+        dims: {x: 2, y: 2, z: 1}
+        nodes: m[1-4]
+        placements:
+          - dims: {x: 2, y: 1, z: 1}
+          - dims: {x: 1, y: 1, z: 1}
+            anchor_seed: {x: 1, y: 0, z: 0}
+`
+	y, err := ParseTopologyYAMLAll(context.Background(), strings.NewReader(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, e := range y.Topologies {
+		kinds = append(kinds, e.Name+":"+e.Kind())
+		if e.Topology == nil {
+			if _, err := ParseTopologyYAML(strings.NewReader(src), e.Name); err == nil || !strings.Contains(err.Error(), "flat") {
+				t.Errorf("%s: ParseTopologyYAML %v", e.Name, err)
+			}
+			continue
+		}
+		one, err := ParseTopologyYAML(strings.NewReader(src), e.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(one, e.Topology) {
+			t.Errorf("%s: read whole %+v, alone %+v", e.Name, e.Topology, one)
+		}
+	}
+	if got := strings.Join(kinds, " "); got != "fabric:tree racks:block torus:torus3d none:flat t2:torus3d" {
+		t.Errorf("topologies %s", got)
+	}
+	if y.Default() != 0 || y.Index("racks") != 1 || y.Index("Racks") != -1 || y.Names() != "fabric, racks, torus, none, t2" {
+		t.Errorf("default %d, index %d %d, names %s", y.Default(), y.Index("racks"), y.Index("Racks"), y.Names())
+	}
+	t2 := y.Topologies[4].Torus
+	if !slices.Equal(t2.Placements, []Box{{2, 1, 1}, {1, 1, 1}}) || !t2.OwnAnchors || y.Topologies[2].Torus.OwnAnchors {
+		t.Errorf("placements %v, own anchors %v", t2.Placements, t2.OwnAnchors)
+	}
+	// Without cluster_default the first listed is the default.
+	y, err = ParseTopologyYAMLAll(context.Background(), strings.NewReader(strings.Replace(src, "  cluster_default: true\n", "", 1)))
+	if err != nil || y.Default() != 0 {
+		t.Fatalf("no cluster_default: %v", err)
+	}
+	y, err = ParseTopologyYAMLAll(context.Background(), strings.NewReader(strings.Replace(strings.Replace(src, "  cluster_default: true\n", "", 1), "- topology: none\n", "- topology: none\n  cluster_default: true\n", 1)))
+	if err != nil || y.Default() != 3 {
+		t.Fatalf("cluster_default on none: %v %d", err, y.Default())
+	}
+	// Two cluster_default: true: Slurm takes the first (topology_g_init's
+	// sort keeps file order), said with the line of the second.
+	two := strings.Replace(src, "- topology: none\n", "- topology: none\n  cluster_default: true\n", 1)
+	y, err = ParseTopologyYAMLAll(context.Background(), strings.NewReader(two))
+	if err != nil || y.Default() != 0 || len(y.Warnings) != 1 || !strings.Contains(y.Warnings[0], "line 36: a second cluster_default: true (the first on line 3): Slurm takes the first") {
+		t.Errorf("two defaults: %v, default %d, warnings %q", err, y.Default(), y.Warnings)
+	}
+	if one, err := ParseTopologyYAML(strings.NewReader(two), ""); err != nil || one.Tree == nil || !slices.ContainsFunc(one.Warnings, func(w string) bool { return strings.Contains(w, "line 36") }) {
+		t.Errorf("two defaults, the default alone: %v", err)
+	}
+	// An empty list is no topology.yaml (it was a panic in plan).
+	for _, empty := range []string{"[]\n", "# none\n[]\n"} {
+		if _, err := ParseTopologyYAMLAll(context.Background(), strings.NewReader(empty)); err == nil || !strings.Contains(err.Error(), "an empty list") {
+			t.Errorf("%q: %v", empty, err)
+		}
+	}
+	// An error in any topology is the file's, naming its line.
+	if _, err := ParseTopologyYAMLAll(context.Background(), strings.NewReader(src+"- topology: bad\n  block:\n    blocks:\n      - block: b\n        nodes: x[1-2]\n      - block: b\n        nodes: x[3-4]\n")); err == nil || !strings.Contains(err.Error(), "line") {
+		t.Errorf("a bad topology: %v", err)
+	}
+}
+
+// FuzzParseTopologyYAMLAll: whatever the file, reading it whole does not panic;
+// when it succeeds, each of its topologies is what ParseTopologyYAML reads by
+// that name (a flat one refused there as describing no network), the default is
+// one of them, and ParseTopologyYAML without a name reads the default when the
+// file has one topology or a cluster_default one.
+func FuzzParseTopologyYAMLAll(f *testing.F) {
+	f.Add(readFile(f, "../topo/testdata/topology.yaml"))
+	f.Add("- topology: none\n  flat: true\n- topology: a\n  cluster_default: true\n  block:\n    block_sizes: [2]\n    blocks: [{block: b, nodes: n[1-2]}]\n")
+	f.Add("[]\n")
+	f.Add("- topology: a\n  cluster_default: true\n  flat: true\n- topology: b\n  cluster_default: true\n  tree: {switches: [{switch: s, nodes: n1}]}\n")
+	f.Fuzz(func(t *testing.T, src string) {
+		y, err := ParseTopologyYAMLAll(context.Background(), strings.NewReader(src))
+		if err != nil {
+			return
+		}
+		if d := y.Default(); d < 0 || d >= len(y.Topologies) {
+			t.Fatalf("default %d of %d", d, len(y.Topologies))
+		}
+		for i, e := range y.Topologies {
+			if y.Index(e.Name) != i {
+				t.Fatalf("Index(%q) = %d, want %d", e.Name, y.Index(e.Name), i)
+			}
+			one, err := ParseTopologyYAML(strings.NewReader(src), e.Name)
+			if e.Topology == nil {
+				if err == nil || !strings.Contains(err.Error(), "flat") {
+					t.Fatalf("%s: flat read whole, alone %v", e.Name, err)
+				}
+				continue
+			}
+			if err != nil {
+				t.Fatalf("%s: read whole, alone: %v", e.Name, err)
+			}
+			if !reflect.DeepEqual(one.Tree, e.Tree) || !reflect.DeepEqual(one.Blocks, e.Blocks) || !reflect.DeepEqual(one.Torus, e.Torus) {
+				t.Fatalf("%s: read whole and alone differ", e.Name)
+			}
+		}
+		def := &y.Topologies[y.Default()]
+		if len(y.Topologies) == 1 || def.ClusterDefault {
+			one, err := ParseTopologyYAML(strings.NewReader(src), "")
+			if def.Topology == nil {
+				if err == nil {
+					t.Fatal("the default is flat, read alone without a name")
+				}
+				return
+			}
+			if err != nil || !reflect.DeepEqual(one.Tree, def.Tree) || !reflect.DeepEqual(one.Blocks, def.Blocks) || !reflect.DeepEqual(one.Torus, def.Torus) {
+				t.Fatalf("the default %s, read alone without a name: %v", def.Name, err)
+			}
+		}
+	})
 }

@@ -48,7 +48,8 @@ func init() {
      on the machine's speed and load; --time-limit 0 (no limit) does a fixed amount
      of work instead, and gives the same plan on every machine;
   3. builds every deployment, each with the oldest Slurm that runs it:
-       current  the site's configuration as read (weights, topology.conf)
+       current  the site's configuration as read (weights, topology.conf or
+                topology.yaml: each partition's topology)
        as-run   where production put the jobs (an sacct --trace with NodeList)
        weights  Weight=1..N along the ordering (Slurm: a sorted free list)
        names    nodes renamed cNNN in ordering order, NodeHostname kept (Slurm then
@@ -159,7 +160,7 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 			hs := declareHostFlags(fs, "Slurm node names of --machine's nodes")
 			slurmConf := fs.String("slurm-conf", "", "the site's slurm.conf `FILE` (required; its Include lines are read, a relative name in its directory; with - (standard input) a relative Include name is an error: give the path)")
 			confDir := fs.String("slurm-conf-dir", "", "the `DIR`ectory slurmctld reads slurm.conf from, where apply.txt installs the files (default: the directory of --slurm-conf when its path is absolute; needed for a copy, a relative name or standard input, else apply.txt says it is not known)")
-			topoConf := fs.String("topology-conf", "", "the site's topology.conf `FILE` (tree or block), when slurm.conf's TopologyPlugin uses one (its Include lines are read as slurm.conf's; a relative name needs it in slurm.conf's directory)")
+			topoConf := fs.String("topology-conf", "", "the site's topology.conf `FILE` (tree or block), when slurm.conf's TopologyPlugin uses one (its Include lines are read as slurm.conf's; a relative name needs it in slurm.conf's directory); or its topology.yaml (Slurm 25.05+, told apart by content: every topology read, each partition placed by its Topology=, else the cluster_default one)")
 			trace := fs.String("trace", "", "job history `FILE`: sacct -X -P output (see procalloc help sim), SWF or converted")
 			version := fs.String("slurm-version", "", "the site's Slurm `VERSION`, e.g. 22.05 (default: scontrol --version, else 22.05)")
 			weights := fs.String("weights", "list:1,0.5", "weights `SPEC` of the ordering objective F")

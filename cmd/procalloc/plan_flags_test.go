@@ -141,3 +141,65 @@ func TestPlanUsageAndFileErrors(t *testing.T) {
 		t.Errorf("%s written after a refusal", dir)
 	}
 }
+
+// TestPlanTopologyYAMLFlag: --topology-conf takes the site's topology.yaml too
+// (told by its content): the current configuration is modelled from its
+// cluster_default topology (a note names it, and the summary's current row is
+// the one of the same site with the equivalent TopologyPlugin and
+// topology.conf), the files written include it; with a Slurm before 25.05 it is
+// an error naming the file and its line (exit 1, nothing written).
+func TestPlanTopologyYAMLFlag(t *testing.T) {
+	tmp := t.TempDir()
+	yaml := filepath.Join(tmp, "topology.yaml")
+	os.WriteFile(yaml, mustRead(t, "../../topo/testdata/topology.yaml"), 0o644)
+	plain := filepath.Join(tmp, "slurm.conf")
+	os.WriteFile(plain, []byte("ClusterName=x\nNodeName=node[01-16] CPUs=1\nPartitionName=all Nodes=ALL OverSubscribe=EXCLUSIVE Default=YES\n"), 0o644)
+	// The yaml's default topology (fabric, spines first) as a topology.conf.
+	treeConf := filepath.Join(tmp, "topology.conf")
+	top, err := slurm.ParseTopologyYAML(strings.NewReader(string(mustRead(t, yaml))), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := top.Tree.WriteConf(&b); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(treeConf, []byte(b.String()), 0o644)
+	withTree := filepath.Join(tmp, "slurm-tree.conf")
+	os.WriteFile(withTree, append(mustRead(t, plain), "TopologyPlugin=topology/tree\n"...), 0o644)
+	currentRow := func(out string) string {
+		for _, l := range strings.Split(out, "\n") {
+			if strings.Contains(l, " current") {
+				return l
+			}
+		}
+		t.Fatalf("no current row in\n%s", out)
+		return ""
+	}
+	code, out, stderr := runCLI(t, "", append([]string{"plan", "--slurm-conf", plain, "--topology-conf", yaml, "--slurm-version", "26.05", "--json", "-o", filepath.Join(tmp, "y")}, planSample...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(out, "topology fabric (tree, line 2; cluster_default: true)") {
+		t.Errorf("no note of the topology: %s", out)
+	}
+	if string(mustRead(t, filepath.Join(tmp, "y", "topology.yaml"))) != string(mustRead(t, yaml)) {
+		t.Error("the current configuration's topology.yaml is not written as read")
+	}
+	_, yOut, _ := runCLI(t, "", append([]string{"plan", "--slurm-conf", plain, "--topology-conf", yaml, "--slurm-version", "26.05", "-o", filepath.Join(tmp, "y2")}, planSample...)...)
+	code, cOut, stderr := runCLI(t, "", append([]string{"plan", "--slurm-conf", withTree, "--topology-conf", treeConf, "--slurm-version", "26.05", "-o", filepath.Join(tmp, "c")}, planSample...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if currentRow(yOut) != currentRow(cOut) {
+		t.Errorf("current from topology.yaml %q, from topology.conf %q", currentRow(yOut), currentRow(cOut))
+	}
+	dir := filepath.Join(tmp, "old")
+	code, _, stderr = runCLI(t, "", append([]string{"plan", "--slurm-conf", plain, "--topology-conf", yaml, "--slurm-version", "24.11", "-o", dir}, planSample...)...)
+	if code != 1 || !strings.Contains(stderr, yaml+": line 2: a topology.yaml, which Slurm reads from 25.05 on") {
+		t.Errorf("Slurm 24.11: exit %d, %q", code, stderr)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("%s written after a refusal", dir)
+	}
+}

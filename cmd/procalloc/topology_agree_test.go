@@ -100,8 +100,8 @@ func TestTopologyConsumersAgree(t *testing.T) {
 		}
 		top, errTop := slurm.ReadTopology(strings.NewReader(c.src), "")
 		g, errG := slurm.ReadGraphFormat(strings.NewReader(c.src), slurm.GraphReadOptions{})
-		tr, errT := (&sim.Files{}).SlurmTree(context.Background(), path)
-		bl, errB := (&sim.Files{}).SlurmBlocks(context.Background(), path)
+		tr, errT := (&sim.Files{}).SlurmTree(context.Background(), path, "")
+		bl, errB := (&sim.Files{}).SlurmBlocks(context.Background(), path, "")
 		if c.kind == "" {
 			for what, err := range map[string]error{"Topology": errTop, "--graph": errG, "slurm:tree": errT, "slurm:block": errB} {
 				if err == nil {
@@ -226,7 +226,7 @@ func TestSimTwoTrees(t *testing.T) {
 	if g.Dist(a, b) != 2 || g.Dist(a, c) != 4 {
 		t.Errorf("hops cpu01-cpu02 %d, cpu01-cpu10 %d; want 2 and 4", g.Dist(a, b), g.Dist(a, c))
 	}
-	tr, err := (&sim.Files{}).SlurmTree(context.Background(), conf)
+	tr, err := (&sim.Files{}).SlurmTree(context.Background(), conf, "")
 	if err != nil {
 		t.Fatal(err)
 	}

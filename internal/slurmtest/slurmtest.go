@@ -39,12 +39,17 @@ type Cluster struct {
 
 // Cmd runs a Slurm client command against the cluster.
 func (c *Cluster) Cmd(name string, args ...string) (stdout, stderr string, err error) {
-	cmd := exec.Command(name, args...)
+	path := name
+	if c.Prefix != "" {
+		// The prefix's own command, also when no Slurm is on PATH
+		// (exec.Command would fail its look-up of a bare name).
+		path = filepath.Join(c.Prefix, "bin", name)
+	}
+	cmd := exec.Command(path, args...)
 	cmd.Dir = c.Dir
 	cmd.Env = append(os.Environ(), "SLURM_CONF="+c.Conf)
 	if c.Prefix != "" {
 		cmd.Env = append(cmd.Env, "PATH="+filepath.Join(c.Prefix, "bin")+":"+os.Getenv("PATH"))
-		cmd.Path = filepath.Join(c.Prefix, "bin", name)
 	}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

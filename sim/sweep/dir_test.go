@@ -180,8 +180,8 @@ func TestMapSpecFilesIsWhatParseReads(t *testing.T) {
 			}
 			return o, nil
 		}
-		opt.SlurmTree = func(path string) (*slurm.Tree, error) { read = append(read, path); return tree(path) }
-		opt.SlurmBlocks = func(path string) (*slurm.Blocks, error) { read = append(read, path); return blocks(path) }
+		opt.SlurmTree = func(path, name string) (*slurm.Tree, error) { read = append(read, path); return tree(path, name) }
+		opt.SlurmBlocks = func(path, name string) (*slurm.Blocks, error) { read = append(read, path); return blocks(path, name) }
 		if _, err := alloc.Parse(spec, m, opt); err != nil {
 			t.Fatalf("%s: %v", spec, err)
 		}
