@@ -200,21 +200,43 @@ func (a *graphGenAlg) routerJob(x int32, near, dist []int32, k int, list bool) (
 	if list {
 		return 0, work, nil
 	}
-	if !a.dfFreeOK {
-		// The free hosts' per-group tables, once a decision, when a candidate
-		// first goes past its router's neighbours (whole groups are then likely).
-		a.fKeys, a.fCnt = a.fKeys[:0], a.fCnt[:0]
-		for _, y := range a.keys {
-			a.fKeys, a.fCnt = append(a.fKeys, y), append(a.fCnt, a.grpOff[2*y+2]-a.grpOff[2*y+1])
-		}
-		a.dfFree, a.dfFreeOK = a.hk.DragonflyFree(a.dfFree, a.fKeys, a.fCnt)
-		work += len(a.keys)
-	}
+	work += a.dfFreeTables()
 	s, ok := a.hk.DragonflyCountSumFree(a.dfFree, x, a.rKeys, a.rCnt)
 	if !ok {
 		return 0, work, fmt.Errorf("genalg: no dragonfly closed form for key %d", x)
 	}
 	return s, work, nil
+}
+
+// dfFreeTables builds the free hosts' per-group tables (topo.DragonflyFree),
+// once a decision, when a candidate first goes past its router's neighbours
+// (whole groups are then likely); it returns the work done (routers looked at).
+func (a *graphGenAlg) dfFreeTables() int {
+	if a.dfFreeOK {
+		return 0
+	}
+	a.fKeys, a.fCnt = a.fKeys[:0], a.fCnt[:0]
+	for _, y := range a.keys {
+		a.fKeys, a.fCnt = append(a.fKeys, y), append(a.fCnt, a.grpOff[2*y+2]-a.grpOff[2*y+1])
+	}
+	a.dfFree, a.dfFreeOK = a.hk.DragonflyFree(a.dfFree, a.fKeys, a.fCnt)
+	return len(a.keys)
+}
+
+// scoreRouter scores router x's candidate, its hosts counted per key in a.rKeys
+// and a.rCnt, and keeps it when it is the best so far; work: the routers listed.
+func (a *graphGenAlg) scoreRouter(x int32, work int, poll func(int) error) error {
+	s, ok := a.hk.DragonflyCountSumFree(a.dfFree, x, a.rKeys, a.rCnt)
+	if !ok {
+		return fmt.Errorf("genalg: no dragonfly closed form for key %d", x)
+	}
+	if err := poll(work); err != nil {
+		return err
+	}
+	if center := int(a.grp(2*x + 1)[0]); a.better(s, center) {
+		a.bestScore, a.bestCenter, a.bestKey = s, center, x
+	}
+	return nil
 }
 
 // decideRouters makes the candidates of the routers with a free host (a.keys) in
@@ -279,8 +301,20 @@ func (a *graphGenAlg) decideRouters(ctx context.Context, k int, poll func(int) e
 					a.dfSkipped1++
 					continue
 				}
-				near, dist = a.dfNear.List(x, 2)
 				a.dfRing2++
+				if a.keyRuns {
+					// The candidate group by group from the free hosts' tables
+					// (DragonflyNear.Candidate), the rings not listed.
+					a.dfFreeTables()
+					var ok bool
+					if a.rKeys, a.rCnt, ok = a.dfNear.Candidate(a.dfFree, x, int64(k), a.rKeys[:0], a.rCnt[:0]); ok {
+						if err := a.scoreRouter(x, len(a.rKeys)+a.hk.NumKeys/64, poll); err != nil {
+							return err
+						}
+						continue
+					}
+				}
+				near, dist = a.dfNear.List(x, 2)
 			} else {
 				a.dfRing1++
 			}

@@ -978,6 +978,8 @@ type DragonflyNear struct {
 	mark                 int32
 	keys, dist           []int32
 	last, upTo           int32 // the last call's key and ring
+	ordered              bool  // key x is router x (Candidate applies)
+	cand                 dfCand
 }
 
 // DragonflyNear returns the lister of the keys near a key (nil when Near has no
@@ -991,8 +993,10 @@ func (hk *HopKeys) DragonflyNear() *DragonflyNear {
 	R := s.a * s.groups
 	w := &DragonflyNear{s: s, keyRouter: hk.keyRouter, routerKey: make([]int32, R),
 		stamp: make([]int32, R), at: make([]int32, R)}
+	w.ordered = len(hk.keyRouter) == R
 	for x, r := range hk.keyRouter {
 		w.routerKey[r] = int32(x)
+		w.ordered = w.ordered && r == int32(x)
 	}
 	return w
 }
@@ -1054,4 +1058,215 @@ func (w *DragonflyNear) List(x, upTo int32) (keys, dist []int32) {
 	}
 	w.keys, w.dist = keys, dist
 	return keys, dist
+}
+
+// dfCand is DragonflyNear.Candidate's scratch: the center group whose in-links
+// are stamped (inA: router -> A+1 when it links into A), and per call the
+// center router's global neighbours and two-link routers (nbr, two: stamped gen),
+// their free hosts per group (nbrF, twoF: stamped gen in gStamp) and the two-link
+// routers sorted.
+type dfCand struct {
+	A                  int32
+	inA, nbr, two      []int32
+	gStamp             []int32
+	nbrF, twoF         []int64
+	gen                int32
+	twoSorted, nbrSort []int32
+}
+
+// Candidate is the candidate of the router of key x holding k hosts on the
+// dragonfly whose free hosts are t's: the free hosts of the routers taken by
+// their distance from x's router (0, 1, 2, 3) and, at one distance, by index, the
+// first k of them (the last router's in part), as counts per key appended to
+// keys and counts (distinct keys). It takes the routers at distance 2 group by
+// group (the groups x's links reach whole, of every other group the routers with
+// a link into x's group and x's two-link routers there: topo's closed form), with
+// each group's count from t, and lists only the routers it takes, not the ~routers
+// a group x (1 + 2 x global links) within two hops. false when the keys are not
+// the routers in index order (the order the definition takes them in is then the
+// hosts' and not the routers'): the caller lists the rings (List) instead.
+func (w *DragonflyNear) Candidate(t *DragonflyFree, x int32, k int64, keys, counts []int32) ([]int32, []int32, bool) {
+	s := w.s
+	if !w.ordered || t == nil || len(t.f) != s.a*s.groups {
+		return keys, counts, false
+	}
+	c := &w.cand
+	a, G := int32(s.a), s.groups
+	R := s.a * s.groups
+	if len(c.inA) != R {
+		c.inA, c.nbr, c.two = make([]int32, R), make([]int32, R), make([]int32, R)
+		c.gStamp, c.nbrF, c.twoF = make([]int32, G), make([]int64, G), make([]int64, G)
+		c.A = -1
+	}
+	f := t.f
+	r := x // keys are the routers (w.ordered)
+	A := r / a
+	take := func(v int32, n int64) {
+		keys, counts = append(keys, v), append(counts, int32(n))
+	}
+	fx := int64(f[r])
+	if fx >= k {
+		take(r, k)
+		return keys, counts, true
+	}
+	if fx > 0 {
+		take(r, fx)
+	}
+	need := k - fx
+	if c.A != A {
+		// The routers with a link into A: structural, not the free hosts'.
+		for u := A * a; u < (A+1)*a; u++ {
+			for _, v := range s.glob[s.gOff[u]:s.gOff[u+1]] {
+				c.inA[v] = A + 1
+			}
+		}
+		c.A = A
+	}
+	c.gen++
+	if c.gen <= 0 {
+		clear(c.nbr)
+		clear(c.two)
+		clear(c.gStamp)
+		c.gen = 1
+	}
+	gen := c.gen
+	group := func(C int32) {
+		if c.gStamp[C] != gen {
+			c.gStamp[C], c.nbrF[C], c.twoF[C] = gen, 0, 0
+		}
+	}
+	// The first ring: x's group and x's global neighbours.
+	nb := s.glob[s.gOff[r]:s.gOff[r+1]]
+	c1 := t.wf[A] - fx
+	for _, v := range nb {
+		c.nbr[v] = gen
+		group(v / a)
+		c.nbrF[v/a] += int64(f[v])
+		c1 += int64(f[v])
+	}
+	if c1 >= need {
+		// The first ring's routers by index: x's group and x's neighbours merged.
+		c.nbrSort = append(c.nbrSort[:0], nb...)
+		slices.Sort(c.nbrSort)
+		m, i := need, 0
+		for u := A * a; u < (A+1)*a && m > 0; u++ {
+			for i < len(c.nbrSort) && c.nbrSort[i] < u && m > 0 {
+				v := c.nbrSort[i]
+				i++
+				if n := min(m, int64(f[v])); n > 0 {
+					take(v, n)
+					m -= n
+				}
+			}
+			if u == r || m == 0 {
+				continue
+			}
+			if n := min(m, int64(f[u])); n > 0 {
+				take(u, n)
+				m -= n
+			}
+		}
+		for ; i < len(c.nbrSort) && m > 0; i++ {
+			v := c.nbrSort[i]
+			if n := min(m, int64(f[v])); n > 0 {
+				take(v, n)
+				m -= n
+			}
+		}
+		return keys, counts, true
+	}
+	for u := A * a; u < (A+1)*a; u++ {
+		if u != r && f[u] > 0 {
+			take(u, int64(f[u]))
+		}
+	}
+	for _, v := range nb {
+		if f[v] > 0 {
+			take(v, int64(f[v]))
+		}
+	}
+	m := need - c1
+	// The second ring, group by group: the groups x links into whole (less x's
+	// neighbours), of the others the routers linking into A and x's two-link
+	// routers.
+	tw := s.two[s.tOff[r]:s.tOff[r+1]]
+	for _, v := range tw {
+		c.two[v] = gen
+		group(v / a)
+		c.twoF[v/a] += int64(f[v])
+	}
+	lg := s.lgrp[s.lOff[r]:s.lOff[r+1]]
+	in := t.inR[t.inOff[A]:t.inOff[A+1]] // ascending: by group
+	li, ii := 0, 0
+	for C := int32(0); C < int32(G) && m > 0; C++ {
+		whole := li < len(lg) && lg[li] == C
+		if whole {
+			li++
+		}
+		for ii < len(in) && in[ii] < C*a {
+			ii++
+		}
+		if C == A {
+			continue
+		}
+		var nbF, twF int64
+		if c.gStamp[C] == gen {
+			nbF, twF = c.nbrF[C], c.twoF[C]
+		}
+		var avail int64
+		if whole {
+			avail = t.wf[C] - nbF
+		} else {
+			avail = t.lf[int(C)*G+int(A)] + twF
+		}
+		if avail == 0 {
+			continue
+		}
+		if avail < m {
+			m -= avail
+			if whole {
+				for v := C * a; v < (C+1)*a; v++ {
+					if f[v] > 0 && c.nbr[v] != gen {
+						take(v, int64(f[v]))
+					}
+				}
+				continue
+			}
+			for ; ii < len(in) && in[ii] < (C+1)*a; ii++ {
+				take(in[ii], int64(f[in[ii]]))
+			}
+			if twF > 0 {
+				for v := C * a; v < (C+1)*a; v++ {
+					if c.two[v] == gen && f[v] > 0 {
+						take(v, int64(f[v]))
+					}
+				}
+			}
+			continue
+		}
+		// The cut: this group's routers at distance 2 by index.
+		for v := C * a; v < (C+1)*a && m > 0; v++ {
+			if f[v] == 0 || c.nbr[v] == gen || !whole && c.inA[v] != A+1 && c.two[v] != gen {
+				continue
+			}
+			n := min(m, int64(f[v]))
+			take(v, n)
+			m -= n
+		}
+	}
+	// Past the second ring: the other routers by index.
+	for C := int32(0); C < int32(G) && m > 0; C++ {
+		if C == A || slices.Contains(lg, C) {
+			continue
+		}
+		for v := C * a; v < (C+1)*a && m > 0; v++ {
+			if f[v] == 0 || c.inA[v] == A+1 || c.two[v] == gen {
+				continue
+			}
+			n := min(m, int64(f[v]))
+			take(v, n)
+			m -= n
+		}
+	}
+	return keys, counts, true
 }

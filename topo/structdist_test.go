@@ -3,8 +3,10 @@ package topo
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -462,6 +464,143 @@ func TestDragonflyNearRings(t *testing.T) {
 			}); err != nil {
 				t.Fatal(err)
 			}
+		}
+	}
+}
+
+// TestDragonflyNearCandidate: DragonflyNear.Candidate is the definition's
+// candidate of a router at router granularity: the free hosts of the routers
+// sorted by their distance from it (Rows, breadth-first) and then by index, the
+// first k, on random dragonflies (some read from a file: then with its keys in
+// router order only when the file kept it) and random free sets (whole routers,
+// random shares, a few hosts scattered over many routers, every group but a few
+// empty), for every k up to the free hosts, the routers taken in random order
+// (the center group's stamps redone) and the stamps wrapping around. It fails
+// unless each of the cuts (inside the router, the first ring, the second, past
+// it) was seen at least 100 times.
+func TestDragonflyNearCandidate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(83, 5))
+	var seen [4]int
+	for i := range 16 {
+		p, a, l, G := 1+rng.IntN(3), 1+rng.IntN(7), 1+rng.IntN(3), 2+rng.IntN(14)
+		if i == 0 {
+			p, a, l, G = 2, 8, 2, 12
+		}
+		g, err := Dragonfly(p, a, l, G)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := fmt.Sprintf("dragonfly %d,%d,%d,%d", p, a, l, G)
+		if i%4 == 3 {
+			if g, err = ReadGraph(strings.NewReader(edgeListOf(g))); err != nil {
+				t.Fatal(err)
+			}
+			name += " from a file"
+		}
+		hk := newHopKeys(g, mustHopIndex(t, g, "rows"))
+		w := hk.DragonflyNear()
+		if w == nil {
+			t.Fatalf("%s: no DragonflyNear", name)
+		}
+		hosts := make([]int32, hk.NumKeys)
+		for v := range g.N() {
+			hosts[hk.Key[v]]++
+		}
+		rows := make([][]int32, hk.NumKeys)
+		srcs := make([]int32, hk.NumKeys)
+		for x := range srcs {
+			srcs[x] = int32(x)
+		}
+		if err := hk.Rows(context.Background(), srcs, func(i int, row []int32) {
+			rows[i] = append([]int32(nil), row...)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		var tbl *DragonflyFree
+		for set := range 8 {
+			f := make([]int32, hk.NumKeys)
+			for x := range f {
+				switch set % 4 {
+				case 0:
+					f[x] = hosts[x] * int32(rng.IntN(2))
+				case 1:
+					f[x] = int32(rng.IntN(int(hosts[x]) + 1))
+				case 2:
+					f[x] = min(hosts[x], int32(rng.IntN(2)))
+				default:
+					if int(hk.keyRouter[x])/a%3 == 0 {
+						f[x] = int32(rng.IntN(int(hosts[x]) + 1))
+					}
+				}
+			}
+			var fk, fc []int32
+			var total int64
+			for x, c := range f {
+				if c > 0 {
+					fk, fc = append(fk, int32(x)), append(fc, c)
+					total += int64(c)
+				}
+			}
+			if total == 0 {
+				continue
+			}
+			var ok bool
+			if tbl, ok = hk.DragonflyFree(tbl, fk, fc); !ok {
+				t.Fatalf("%s: no tables", name)
+			}
+			if set == 4 {
+				w.cand.gen = math.MaxInt32 // the next call wraps around
+			}
+			for _, x := range rng.Perm(hk.NumKeys) {
+				// The definition's order from x: distance, then key (index).
+				order := make([]int32, hk.NumKeys)
+				for y := range order {
+					order[y] = int32(y)
+				}
+				row := rows[x]
+				slices.SortFunc(order, func(u, v int32) int {
+					if du, dv := row[u], row[v]; du != dv {
+						return int(du - dv)
+					}
+					return int(u - v)
+				})
+				for k := int64(1); k <= total; k++ {
+					want := map[int32]int32{}
+					m, cut := k, int32(0)
+					for _, y := range order {
+						if m == 0 {
+							break
+						}
+						if n := min(m, int64(f[y])); n > 0 {
+							want[y], m, cut = int32(n), m-n, row[y]
+						}
+					}
+					keys, counts, ok := w.Candidate(tbl, int32(x), k, nil, nil)
+					if !ok {
+						if w.ordered {
+							t.Fatalf("%s: Candidate refused with the keys in router order", name)
+						}
+						continue
+					}
+					got := map[int32]int32{}
+					for j, y := range keys {
+						if _, dup := got[y]; dup || counts[j] <= 0 {
+							t.Fatalf("%s, free %v: Candidate(%d, %d) lists key %d twice or with %d", name, f, x, k, y, counts[j])
+						}
+						got[y] = counts[j]
+					}
+					if !maps.Equal(got, want) {
+						t.Fatalf("%s, free %v: Candidate(%d, %d) = %v, want %v", name, f, x, k, got, want)
+					}
+					seen[cut]++
+				}
+			}
+		}
+	}
+	t.Logf("cuts at 0, 1, 2, 3: %v", seen)
+	for d, n := range seen {
+		if n < 100 {
+			t.Fatalf("cuts at 0, 1, 2, 3: %v: the cut at %d seen %d times", seen, d, n)
 		}
 	}
 }
