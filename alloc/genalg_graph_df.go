@@ -223,22 +223,6 @@ func (a *graphGenAlg) dfFreeTables() int {
 	return len(a.keys)
 }
 
-// scoreRouter scores router x's candidate, its hosts counted per key in a.rKeys
-// and a.rCnt, and keeps it when it is the best so far; work: the routers listed.
-func (a *graphGenAlg) scoreRouter(x int32, work int, poll func(int) error) error {
-	s, ok := a.hk.DragonflyCountSumFree(a.dfFree, x, a.rKeys, a.rCnt)
-	if !ok {
-		return fmt.Errorf("genalg: no dragonfly closed form for key %d", x)
-	}
-	if err := poll(work); err != nil {
-		return err
-	}
-	if center := int(a.grp(2*x + 1)[0]); a.better(s, center) {
-		a.bestScore, a.bestCenter, a.bestKey = s, center, x
-	}
-	return nil
-}
-
 // decideRouters makes the candidates of the routers with a free host (a.keys) in
 // turn, on a dragonfly with Near's short form (a.dfNear), and keeps the best. Two
 // cuts, neither changing the winner:
@@ -303,13 +287,16 @@ func (a *graphGenAlg) decideRouters(ctx context.Context, k int, poll func(int) e
 				}
 				a.dfRing2++
 				if a.keyRuns {
-					// The candidate group by group from the free hosts' tables
-					// (DragonflyNear.Candidate), the rings not listed.
+					// The candidate group by group from the free hosts' tables,
+					// its whole groups and pieces scored as units
+					// (DragonflyNear.CandidateSum): the rings not listed.
 					a.dfFreeTables()
-					var ok bool
-					if a.rKeys, a.rCnt, ok = a.dfNear.Candidate(a.dfFree, x, int64(k), a.rKeys[:0], a.rCnt[:0]); ok {
-						if err := a.scoreRouter(x, len(a.rKeys)+a.hk.NumKeys/64, poll); err != nil {
+					if s, routers, ok := a.dfNear.CandidateSum(a.dfFree, x, int64(k)); ok {
+						if err := poll(routers + a.hk.NumKeys/64); err != nil {
 							return err
+						}
+						if center := int(a.grp(2*x + 1)[0]); a.better(s, center) {
+							a.bestScore, a.bestCenter, a.bestKey = s, center, x
 						}
 						continue
 					}

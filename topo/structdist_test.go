@@ -481,6 +481,7 @@ func TestDragonflyNearRings(t *testing.T) {
 func TestDragonflyNearCandidate(t *testing.T) {
 	rng := rand.New(rand.NewPCG(83, 5))
 	var seen [4]int
+	var wholes, pieces, singles int
 	for i := range 16 {
 		p, a, l, G := 1+rng.IntN(3), 1+rng.IntN(7), 1+rng.IntN(3), 2+rng.IntN(14)
 		if i == 0 {
@@ -593,11 +594,31 @@ func TestDragonflyNearCandidate(t *testing.T) {
 						t.Fatalf("%s, free %v: Candidate(%d, %d) = %v, want %v", name, f, x, k, got, want)
 					}
 					seen[cut]++
+					// Its score with the units not listed, each way of summing
+					// the pieces, and the tables used from the smallest sets up.
+					plain, _ := hk.DragonflyCountSum(keys, counts)
+					tbl.pieceMinSize = []int{0, 2, G / 2}[rng.IntN(3)]
+					tbl.pieceSums = rng.IntN(3)
+					sum, routers, ok := w.CandidateSum(tbl, int32(x), k)
+					if !ok || sum != plain || routers != len(keys) {
+						t.Fatalf("%s, free %v: CandidateSum(%d, %d) = %d, %d routers, %v; by routers %d, %d routers (%v x %v)", name, f, x, k, sum, routers, ok, plain, len(keys), keys, counts)
+					}
+					if c := &w.cand; len(c.whole)+len(c.piece) > 0 {
+						wholes += len(c.whole)
+						pieces += len(c.piece)
+						if len(c.keys) > 0 {
+							singles++
+						}
+					}
+					tbl.pieceMinSize, tbl.pieceSums = G/2, 0
 				}
 			}
 		}
 	}
-	t.Logf("cuts at 0, 1, 2, 3: %v", seen)
+	t.Logf("cuts at 0, 1, 2, 3: %v; scored as units: whole groups %d, pieces %d, sets with other routers %d", seen, wholes, pieces, singles)
+	if wholes < 100 || pieces < 100 || singles < 100 {
+		t.Fatalf("scored as units: whole groups %d, pieces %d, sets with other routers %d: a path not taken", wholes, pieces, singles)
+	}
 	for d, n := range seen {
 		if n < 100 {
 			t.Fatalf("cuts at 0, 1, 2, 3: %v: the cut at %d seen %d times", seen, d, n)
