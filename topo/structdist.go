@@ -666,15 +666,13 @@ func (t *DragonflyFree) pieces(s *synthLayout, A int32) *dfPieces {
 		rn, roa = rn[:len(kc)+1], roa[:len(kc)+1]
 		var sn, so int64
 		rn[0], roa[0] = 0, 0
+		// The terms of C2 = C and of C2 = A, and na's of C = A, are zero (no
+		// router links into its own group, no piece is in A): no tests.
 		for C2, kcc2 := range kc {
 			next[C2] = prev[C2] + kcc2
-			if C2 != C && C2 != int(A) {
-				lc2, kc2c, lf := la[C2], ktc[C2], lfc[C2]
-				if C != int(A) {
-					sn += kcc2*lc2 + lc*kc2c - kcc2*kc2c + jn[C2]
-				}
-				so += lf*lc2 + wc*kc2c - lf*kc2c + jo[C2]
-			}
+			lc2, kc2c, lf := la[C2], ktc[C2], lfc[C2]
+			sn += kcc2*lc2 + lc*kc2c - kcc2*kc2c + jn[C2]
+			so += lf*lc2 + wc*kc2c - lf*kc2c + jo[C2]
 			rn[C2+1], roa[C2+1] = sn, so
 		}
 		// pn[C+1] = pn[C] + row and column C below C (na symmetric).
