@@ -245,21 +245,7 @@ func TestDragonflyCountSumFree(t *testing.T) {
 	rng := rand.New(rand.NewPCG(61, 7))
 	wholeSeen, pieceSeen, singleSeen := 0, 0, 0
 	for i := range 24 {
-		p, a, l, G := 1+rng.IntN(3), 1+rng.IntN(6), 1+rng.IntN(3), 2+rng.IntN(12)
-		if i == 0 {
-			p, a, l, G = 3, 8, 2, 9
-		}
-		g, err := Dragonfly(p, a, l, G)
-		if err != nil {
-			t.Fatal(p, a, l, G, err)
-		}
-		name := fmt.Sprintf("dragonfly %d,%d,%d,%d", p, a, l, G)
-		if i%3 == 2 {
-			if g, err = ReadGraph(strings.NewReader(edgeListOf(g))); err != nil {
-				t.Fatal(err)
-			}
-			name += " from a file"
-		}
+		g, name, a, G := randomTestDragonfly(t, rng, i, [4]int{3, 8, 2, 9}, 6, 12, 3)
 		hk := newHopKeys(g, mustHopIndex(t, g, ""))
 		if hk.df == nil {
 			t.Fatalf("%s: no short form", name)
@@ -393,6 +379,30 @@ func TestDragonflyCountSumFree(t *testing.T) {
 	}
 }
 
+// randomTestDragonfly is the i-th random dragonfly of a test (first's hosts a
+// router, routers a group, links between two groups and groups when i is 0, else
+// up to 3, aSpan, 3 and 1 + gSpan), read back from its edge list when i %
+// fileEvery is fileEvery - 1; its name, routers a group and groups.
+func randomTestDragonfly(t *testing.T, rng *rand.Rand, i int, first [4]int, aSpan, gSpan, fileEvery int) (*Graph, string, int, int) {
+	t.Helper()
+	p, a, l, G := 1+rng.IntN(3), 1+rng.IntN(aSpan), 1+rng.IntN(3), 2+rng.IntN(gSpan)
+	if i == 0 {
+		p, a, l, G = first[0], first[1], first[2], first[3]
+	}
+	g, err := Dragonfly(p, a, l, G)
+	if err != nil {
+		t.Fatal(p, a, l, G, err)
+	}
+	name := fmt.Sprintf("dragonfly %d,%d,%d,%d", p, a, l, G)
+	if i%fileEvery == fileEvery-1 {
+		if g, err = ReadGraph(strings.NewReader(edgeListOf(g))); err != nil {
+			t.Fatal(err)
+		}
+		name += " from a file"
+	}
+	return g, name, a, G
+}
+
 // linksInto reports whether router r (index) has a link to a router of group A
 // other than its own, from the graph's links.
 func linksInto(g *Graph, r int32, A int) bool {
@@ -483,21 +493,7 @@ func TestDragonflyNearCandidate(t *testing.T) {
 	var seen [4]int
 	var wholes, pieces, singles int
 	for i := range 16 {
-		p, a, l, G := 1+rng.IntN(3), 1+rng.IntN(7), 1+rng.IntN(3), 2+rng.IntN(14)
-		if i == 0 {
-			p, a, l, G = 2, 8, 2, 12
-		}
-		g, err := Dragonfly(p, a, l, G)
-		if err != nil {
-			t.Fatal(err)
-		}
-		name := fmt.Sprintf("dragonfly %d,%d,%d,%d", p, a, l, G)
-		if i%4 == 3 {
-			if g, err = ReadGraph(strings.NewReader(edgeListOf(g))); err != nil {
-				t.Fatal(err)
-			}
-			name += " from a file"
-		}
+		g, name, a, G := randomTestDragonfly(t, rng, i, [4]int{2, 8, 2, 12}, 7, 14, 4)
 		hk := newHopKeys(g, mustHopIndex(t, g, "rows"))
 		w := hk.DragonflyNear()
 		if w == nil {
