@@ -240,7 +240,11 @@ func (a *graphGenAlg) dfFreeTables() int {
 //     are at least 2 hops from the router's, one more than the bound counts: the
 //     bound so raised is tried again before the second ring is listed.
 //
-// ctx is looked at every 64 routers.
+// Past the first ring, when the keys are the routers in index order (a built
+// dragonfly; keyRuns), the second ring is not listed at all: the candidate is
+// taken group by group from the free hosts' tables and its whole groups and
+// pieces scored as units (topo.DragonflyNear.CandidateSum, the same score as
+// routerJob's counts). ctx is looked at every 64 routers.
 func (a *graphGenAlg) decideRouters(ctx context.Context, k int, poll func(int) error) error {
 	// The two largest free counts of a router: the most on a router other than x.
 	var f1, f2 int32

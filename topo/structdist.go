@@ -484,7 +484,7 @@ type DragonflyFree struct {
 	f2           []int64 // per group: the sum of its routers' free hosts squared
 	inOff, inR   []int32 // the routers with a free host and a link into group A: inR[inOff[A]:inOff[A+1]]
 	pc           dfPieces
-	gen          int32 // builds: DragonflyNear.Candidate's per-group scratch is of one
+	gen          int32 // builds: DragonflyNear.candidate's per-group scratch is of one
 	pieceMinSize int   // sets of fewer routers are scored without the pieces' tables
 	pieceSums    int   // tests: 1 sums the pieces pair by pair, 2 by the range less its other groups
 }
@@ -1027,7 +1027,7 @@ type DragonflyNear struct {
 	keys, dist           []int32
 	last, upTo           int32 // the last call's key and ring
 	g                    *Graph
-	ordered              bool // key x is router x (Candidate applies)
+	ordered              bool // key x is router x (CandidateSum applies)
 	cand                 dfCand
 }
 
@@ -1109,7 +1109,7 @@ func (w *DragonflyNear) List(x, upTo int32) (keys, dist []int32) {
 	return keys, dist
 }
 
-// dfCand is DragonflyNear.Candidate's scratch: the center group whose in-links
+// dfCand is DragonflyNear.candidate's scratch: the center group whose in-links
 // are stamped (inA: router -> A+1 when it links into A) and, for one build of
 // the free hosts' tables (tGen), its pieces' routers and the sums of their free
 // hosts squared per group (nIn, la2); per call the center router's global
@@ -1130,9 +1130,9 @@ type dfCand struct {
 	setRouters, inF    int64
 }
 
-// Candidate appends to keys and counts the candidate of the router of key x
-// holding k hosts on the dragonfly whose free hosts are t's: the free hosts of the
-// routers taken by their distance from x's router (0, 1, 2, 3) and, at one
+// candidateKeys appends to keys and counts the candidate of the router of key x
+// holding k hosts on the dragonfly whose free hosts are t's: the free hosts of
+// the routers taken by their distance from x's router (0, 1, 2, 3) and, at one
 // distance, by index, the first k of them (the last router's in part), as counts
 // per key (distinct keys). It takes the routers at distance 2 group by group (the
 // groups x's links reach whole, of every other group the routers with a link into
@@ -1141,7 +1141,7 @@ type dfCand struct {
 // group x (1 + 2 x global links) within two hops. false when the keys are not the
 // routers in index order (the definition then takes the hosts' order, not the
 // routers'): the caller lists the rings (List) instead.
-func (w *DragonflyNear) Candidate(t *DragonflyFree, x int32, k int64, keys, counts []int32) ([]int32, []int32, bool) {
+func (w *DragonflyNear) candidateKeys(t *DragonflyFree, x int32, k int64, keys, counts []int32) ([]int32, []int32, bool) {
 	if !w.candidate(t, x, k, false) {
 		return keys, counts, false
 	}
@@ -1149,10 +1149,13 @@ func (w *DragonflyNear) Candidate(t *DragonflyFree, x int32, k int64, keys, coun
 	return append(keys, c.keys...), append(counts, c.counts...), true
 }
 
-// CandidateSum is DragonflyCountSumFree(t, x, keys, counts) of Candidate's keys and
-// counts (the same value) and the routers the candidate holds. Past the first
-// ring its whole groups and pieces are not listed: they are scored as units
-// (dragonflySumUnits), the other routers router by router. false as Candidate.
+// CandidateSum is the score of the candidate of the router of key x holding k
+// hosts on the dragonfly whose free hosts are t's (candidateKeys: the routers by
+// distance, then index), DragonflyCountSumFree(t, x, keys, counts) of its hosts
+// per key, and the routers it holds. Past the first ring its whole groups and
+// pieces are not listed: they are scored as units (dragonflySumUnits), the other
+// routers router by router. false when the keys are not the routers in index
+// order (the caller lists the rings, List, and counts the hosts instead).
 func (w *DragonflyNear) CandidateSum(t *DragonflyFree, x int32, k int64) (sum int64, routers int, ok bool) {
 	if !w.candidate(t, x, k, true) {
 		return 0, 0, false
@@ -1173,7 +1176,7 @@ func (w *DragonflyNear) CandidateSum(t *DragonflyFree, x int32, k int64) (sum in
 	return s.dragonflySumUnits(w.g, t, p, c.la2, c.whole, c.piece, c.keys, c.counts), int(c.setRouters), true
 }
 
-// candidate makes the candidate of Candidate in w.cand: with units, past the
+// candidate makes the candidate of candidateKeys in w.cand: with units, past the
 // first ring, its whole groups (x's group, and the groups x links into below the
 // cut) in whole, the groups whose routers linking into x's group it holds, not
 // whole, in piece, and only its other routers in keys and counts; setRouters its

@@ -478,7 +478,7 @@ func TestDragonflyNearRings(t *testing.T) {
 	}
 }
 
-// TestDragonflyNearCandidate: DragonflyNear.Candidate is the definition's
+// TestDragonflyNearCandidate: DragonflyNear.candidateKeys is the definition's
 // candidate of a router at router granularity: the free hosts of the routers
 // sorted by their distance from it (Rows, breadth-first) and then by index, the
 // first k, on random dragonflies (some read from a file: then with its keys in
@@ -487,7 +487,11 @@ func TestDragonflyNearRings(t *testing.T) {
 // empty), for every k up to the free hosts, the routers taken in random order
 // (the center group's stamps redone) and the stamps wrapping around. It fails
 // unless each of the cuts (inside the router, the first ring, the second, past
-// it) was seen at least 100 times.
+// it) was seen at least 100 times. DragonflyNear.CandidateSum, each way of
+// summing the pieces and with the tables from sets of 0, 2 and groups/2 routers
+// up, is the sum by routers (DragonflyCountSum) of those keys and counts; it
+// fails unless whole groups, pieces and other routers were each scored at least
+// 100 times.
 func TestDragonflyNearCandidate(t *testing.T) {
 	rng := rand.New(rand.NewPCG(83, 5))
 	var seen [4]int
@@ -572,22 +576,22 @@ func TestDragonflyNearCandidate(t *testing.T) {
 							want[y], m, cut = int32(n), m-n, row[y]
 						}
 					}
-					keys, counts, ok := w.Candidate(tbl, int32(x), k, nil, nil)
+					keys, counts, ok := w.candidateKeys(tbl, int32(x), k, nil, nil)
 					if !ok {
 						if w.ordered {
-							t.Fatalf("%s: Candidate refused with the keys in router order", name)
+							t.Fatalf("%s: candidateKeys refused with the keys in router order", name)
 						}
 						continue
 					}
 					got := map[int32]int32{}
 					for j, y := range keys {
 						if _, dup := got[y]; dup || counts[j] <= 0 {
-							t.Fatalf("%s, free %v: Candidate(%d, %d) lists key %d twice or with %d", name, f, x, k, y, counts[j])
+							t.Fatalf("%s, free %v: candidateKeys(%d, %d) lists key %d twice or with %d", name, f, x, k, y, counts[j])
 						}
 						got[y] = counts[j]
 					}
 					if !maps.Equal(got, want) {
-						t.Fatalf("%s, free %v: Candidate(%d, %d) = %v, want %v", name, f, x, k, got, want)
+						t.Fatalf("%s, free %v: candidateKeys(%d, %d) = %v, want %v", name, f, x, k, got, want)
 					}
 					seen[cut]++
 					// Its score with the units not listed, each way of summing
