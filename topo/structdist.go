@@ -337,45 +337,76 @@ func (s *synthLayout) dfPairs(sc *dfScratch, gen int32, k int64) int64 {
 	sameGroup := (sumW2 - wr2) / 2
 	diffGroup := (k*k - sumW2) / 2
 	s.bucketByGroup(sc, sc.routers, gen, false)
+	// The group with the most of the job's routers (big) is not walked: its
+	// pairs with the others are counted from their side, twice (both orders).
+	big, most := int32(-1), int32(1)
+	for gi, B := range sc.groups {
+		if n := sc.rOff[gi+1] - sc.rOff[gi]; n > most {
+			big, most = B, n
+		}
+	}
 	// Ordered pairs of routers in different groups joined by a link (o1) and at
-	// distance at most 2 (o2), weighted by hosts.
-	var o1, o2 int64
+	// distance at most 2 (o2), weighted by hosts; [1]: with big's routers.
+	var o1, o2 [2]int64
 	in := sc.in
-	for gi := range sc.groups {
+	a := int32(s.a)
+	for gi, A := range sc.groups {
+		if A == big {
+			continue
+		}
 		// in[B]: the job's hosts of group B on routers with a link into A; yAll
 		// their sum (Y: the job's routers of other groups with a link into A).
 		inGen, yAll := sc.sumInLinks(gi)
+		var yBig int64
+		if big >= 0 && in[big].stamp == inGen {
+			yBig = in[big].w
+		}
 		for _, r1 := range sc.byGroup[sc.rOff[gi]:sc.rOff[gi+1]] {
 			w1 := int64(rw[r1].w)
-			var x, z, j1 int64
+			var x, z, j1 [2]int64
 			// X: every router of a group r1's links reach.
-			var yOut int64 // Y's weight from groups X covers already
+			var yOut [2]int64 // Y's weight from groups X covers already
 			for _, B := range s.lgrp[s.lOff[r1]:s.lOff[r1+1]] {
+				b := 0 // 1: big's
+				if B == big {
+					b = 1
+				}
 				if gw[B].stamp == gen {
-					x += gw[B].w
+					x[b] += gw[B].w
 				}
 				if in[B].stamp == inGen {
-					yOut += in[B].w
+					yOut[b] += in[B].w
 				}
 			}
 			for _, xr := range s.glob[s.gOff[r1]:s.gOff[r1+1]] {
 				if rw[xr].stamp == gen {
-					j1 += int64(rw[xr].w)
+					if xr/a == big {
+						j1[1] += int64(rw[xr].w)
+					} else {
+						j1[0] += int64(rw[xr].w)
+					}
 				}
 			}
 			// Z: two global links away through a third group, not counted yet.
 			for _, r2 := range s.two[s.tOff[r1]:s.tOff[r1+1]] {
 				if rw[r2].stamp == gen {
-					z += int64(rw[r2].w)
+					if r2/a == big {
+						z[1] += int64(rw[r2].w)
+					} else {
+						z[0] += int64(rw[r2].w)
+					}
 				}
 			}
-			o1 += w1 * j1
-			o2 += w1 * (x + yAll - yOut + z)
+			o1[0] += w1 * j1[0]
+			o1[1] += w1 * j1[1]
+			o2[0] += w1 * (x[0] + yAll - yBig - yOut[0] + z[0])
+			o2[1] += w1 * (x[1] + yBig - yOut[1] + z[1])
 		}
 	}
 	// Router distances: 1 in a group; 3 across groups, less 2 when joined and 1 at
-	// distance 2 (o2 counts both, o1 the joined; each pair twice).
-	routerSum := sameGroup + 3*diffGroup - (o1+o2)/2
+	// distance 2 (o2 counts both, o1 the joined; each pair twice, but those with
+	// big's routers once).
+	routerSum := sameGroup + 3*diffGroup - (o1[0]+o2[0])/2 - (o1[1] + o2[1])
 	return 2*(k*(k-1)/2) + routerSum
 }
 
