@@ -200,21 +200,27 @@ func (a *graphGenAlg) routerJob(x int32, near, dist []int32, k int, list bool) (
 	if list {
 		return 0, work, nil
 	}
-	if !a.dfFreeOK {
-		// The free hosts' per-group tables, once a decision, when a candidate
-		// first goes past its router's neighbours (whole groups are then likely).
-		a.fKeys, a.fCnt = a.fKeys[:0], a.fCnt[:0]
-		for _, y := range a.keys {
-			a.fKeys, a.fCnt = append(a.fKeys, y), append(a.fCnt, a.grpOff[2*y+2]-a.grpOff[2*y+1])
-		}
-		a.dfFree, a.dfFreeOK = a.hk.DragonflyFree(a.dfFree, a.fKeys, a.fCnt)
-		work += len(a.keys)
-	}
+	work += a.dfFreeTables()
 	s, ok := a.hk.DragonflyCountSumFree(a.dfFree, x, a.rKeys, a.rCnt)
 	if !ok {
 		return 0, work, fmt.Errorf("genalg: no dragonfly closed form for key %d", x)
 	}
 	return s, work, nil
+}
+
+// dfFreeTables builds the free hosts' per-group tables (topo.DragonflyFree),
+// once a decision, when a candidate first goes past its router's neighbours
+// (whole groups are then likely); it returns the work done (routers looked at).
+func (a *graphGenAlg) dfFreeTables() int {
+	if a.dfFreeOK {
+		return 0
+	}
+	a.fKeys, a.fCnt = a.fKeys[:0], a.fCnt[:0]
+	for _, y := range a.keys {
+		a.fKeys, a.fCnt = append(a.fKeys, y), append(a.fCnt, a.grpOff[2*y+2]-a.grpOff[2*y+1])
+	}
+	a.dfFree, a.dfFreeOK = a.hk.DragonflyFree(a.dfFree, a.fKeys, a.fCnt)
+	return len(a.keys)
 }
 
 // decideRouters makes the candidates of the routers with a free host (a.keys) in
@@ -234,7 +240,11 @@ func (a *graphGenAlg) routerJob(x int32, near, dist []int32, k int, list bool) (
 //     are at least 2 hops from the router's, one more than the bound counts: the
 //     bound so raised is tried again before the second ring is listed.
 //
-// ctx is looked at every 64 routers.
+// Past the first ring, when the keys are the routers in index order (a built
+// dragonfly; keyRuns), the second ring is not listed at all: the candidate is
+// taken group by group from the free hosts' tables and its whole groups and
+// pieces scored as units (topo.DragonflyNear.CandidateSum, the same score as
+// routerJob's counts). ctx is looked at every 64 routers.
 func (a *graphGenAlg) decideRouters(ctx context.Context, k int, poll func(int) error) error {
 	// The two largest free counts of a router: the most on a router other than x.
 	var f1, f2 int32
@@ -279,8 +289,23 @@ func (a *graphGenAlg) decideRouters(ctx context.Context, k int, poll func(int) e
 					a.dfSkipped1++
 					continue
 				}
-				near, dist = a.dfNear.List(x, 2)
 				a.dfRing2++
+				if a.keyRuns {
+					// The candidate group by group from the free hosts' tables,
+					// its whole groups and pieces scored as units
+					// (DragonflyNear.CandidateSum): the rings not listed.
+					a.dfFreeTables()
+					if s, routers, ok := a.dfNear.CandidateSum(a.dfFree, x, int64(k)); ok {
+						if err := poll(routers + a.hk.NumKeys/64); err != nil {
+							return err
+						}
+						if center := int(a.grp(2*x + 1)[0]); a.better(s, center) {
+							a.bestScore, a.bestCenter, a.bestKey = s, center, x
+						}
+						continue
+					}
+				}
+				near, dist = a.dfNear.List(x, 2)
 			} else {
 				a.dfRing1++
 			}

@@ -20,7 +20,9 @@ import (
 // merlin's shape at 4,096, 32,768 and 131,072 hosts (16 hosts a leaf, 16 leaves a
 // pod) and dragonflies of 10,240 hosts (2,560 routers: the hop index's key table) and
 // 100,352 hosts (12,544 routers: no table), then both at 2 x 10^5 hosts (196,608
-// and 199,680), and the 131,072-host fat tree read from an ibnetdiscover dump.
+// and 199,680), and the 131,072-host fat tree read from an ibnetdiscover dump;
+// "scattered:SPEC" is SPEC with a random half of its hosts free (scatteredFree)
+// instead of a stream's (fragmentedFree).
 var genalgNetworks = []string{
 	"fattree:16,16:16,16:16",
 	"fattree:16,16:16,16:128",
@@ -30,12 +32,15 @@ var genalgNetworks = []string{
 	"fattree:16,16:16,16:16,16:48",
 	"dragonfly:hosts_per_router=8,routers_per_group=64,intergroup_links=4,num_groups=390",
 	"dump:fattree:16,16:16,16:16,16:32",
+	"scattered:dragonfly:hosts_per_router=4,routers_per_group=32,intergroup_links=4,num_groups=80",
+	"scattered:dragonfly:hosts_per_router=8,routers_per_group=64,intergroup_links=4,num_groups=196",
 }
 
 // genalgMachine is the network of spec; "dump:SPEC" is SPEC written as an
 // ibnetdiscover dump (hosts n000000...) and read back: a fat tree on the generic
 // key-table path, its hosts in the file's (name) order.
 func genalgMachine(b *testing.B, spec string) topo.Machine {
+	spec, _ = strings.CutPrefix(spec, "scattered:")
 	inner, dump := strings.CutPrefix(spec, "dump:")
 	m, err := topo.ParseMachine(inner)
 	if err != nil {
@@ -92,9 +97,21 @@ func fragmentedFree(b *testing.B, m topo.Machine) ([]int, int) {
 	return free, len(jobs)
 }
 
+// scatteredFree is a random half of the hosts (seeded): every router with about
+// half its hosts free and few with all, the state least favourable to genalg's
+// per-router bound on a dragonfly (a router's candidate then spans many routers,
+// none of them whole), where fragmentedFree leaves runs of whole free routers.
+func scatteredFree(m topo.Machine) []int {
+	rng := rand.New(rand.NewPCG(5, 6))
+	free := rng.Perm(m.N())[:m.N()/2]
+	slices.Sort(free)
+	return free
+}
+
 // BenchmarkGenAlgNetworkDecision times one genalg decision (Allocate(k) and the
 // Release of its hosts) on a network at 50% occupancy after a stream of jobs
-// (fragmentedFree), the state the same before every iteration.
+// (fragmentedFree) or at random (scatteredFree), the state the same before every
+// iteration.
 //
 //	go test -run '^$' -bench GenAlgNetworkDecision -benchtime 3x ./bench
 func BenchmarkGenAlgNetworkDecision(b *testing.B) {
@@ -102,7 +119,13 @@ func BenchmarkGenAlgNetworkDecision(b *testing.B) {
 		for _, k := range []int{16, 256, 4096, 10000} {
 			b.Run(fmt.Sprintf("%s/k=%d", spec, k), func(b *testing.B) {
 				m := genalgMachine(b, spec)
-				free, jobs := fragmentedFree(b, m)
+				var free []int
+				var jobs int
+				if strings.HasPrefix(spec, "scattered:") {
+					free = scatteredFree(m)
+				} else {
+					free, jobs = fragmentedFree(b, m)
+				}
 				a, err := alloc.Parse("genalg", m, alloc.Options{NoMemo: true})
 				if err != nil {
 					b.Fatal(err)

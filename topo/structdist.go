@@ -337,45 +337,76 @@ func (s *synthLayout) dfPairs(sc *dfScratch, gen int32, k int64) int64 {
 	sameGroup := (sumW2 - wr2) / 2
 	diffGroup := (k*k - sumW2) / 2
 	s.bucketByGroup(sc, sc.routers, gen, false)
+	// The group with the most of the job's routers (big) is not walked: its
+	// pairs with the others are counted from their side, twice (both orders).
+	big, most := int32(-1), int32(1)
+	for gi, B := range sc.groups {
+		if n := sc.rOff[gi+1] - sc.rOff[gi]; n > most {
+			big, most = B, n
+		}
+	}
 	// Ordered pairs of routers in different groups joined by a link (o1) and at
-	// distance at most 2 (o2), weighted by hosts.
-	var o1, o2 int64
+	// distance at most 2 (o2), weighted by hosts; [1]: with big's routers.
+	var o1, o2 [2]int64
 	in := sc.in
-	for gi := range sc.groups {
+	a := int32(s.a)
+	for gi, A := range sc.groups {
+		if A == big {
+			continue
+		}
 		// in[B]: the job's hosts of group B on routers with a link into A; yAll
 		// their sum (Y: the job's routers of other groups with a link into A).
 		inGen, yAll := sc.sumInLinks(gi)
+		var yBig int64
+		if big >= 0 && in[big].stamp == inGen {
+			yBig = in[big].w
+		}
 		for _, r1 := range sc.byGroup[sc.rOff[gi]:sc.rOff[gi+1]] {
 			w1 := int64(rw[r1].w)
-			var x, z, j1 int64
+			var x, z, j1 [2]int64
 			// X: every router of a group r1's links reach.
-			var yOut int64 // Y's weight from groups X covers already
+			var yOut [2]int64 // Y's weight from groups X covers already
 			for _, B := range s.lgrp[s.lOff[r1]:s.lOff[r1+1]] {
+				b := 0 // 1: big's
+				if B == big {
+					b = 1
+				}
 				if gw[B].stamp == gen {
-					x += gw[B].w
+					x[b] += gw[B].w
 				}
 				if in[B].stamp == inGen {
-					yOut += in[B].w
+					yOut[b] += in[B].w
 				}
 			}
 			for _, xr := range s.glob[s.gOff[r1]:s.gOff[r1+1]] {
 				if rw[xr].stamp == gen {
-					j1 += int64(rw[xr].w)
+					if xr/a == big {
+						j1[1] += int64(rw[xr].w)
+					} else {
+						j1[0] += int64(rw[xr].w)
+					}
 				}
 			}
 			// Z: two global links away through a third group, not counted yet.
 			for _, r2 := range s.two[s.tOff[r1]:s.tOff[r1+1]] {
 				if rw[r2].stamp == gen {
-					z += int64(rw[r2].w)
+					if r2/a == big {
+						z[1] += int64(rw[r2].w)
+					} else {
+						z[0] += int64(rw[r2].w)
+					}
 				}
 			}
-			o1 += w1 * j1
-			o2 += w1 * (x + yAll - yOut + z)
+			o1[0] += w1 * j1[0]
+			o1[1] += w1 * j1[1]
+			o2[0] += w1 * (x[0] + yAll - yBig - yOut[0] + z[0])
+			o2[1] += w1 * (x[1] + yBig - yOut[1] + z[1])
 		}
 	}
 	// Router distances: 1 in a group; 3 across groups, less 2 when joined and 1 at
-	// distance 2 (o2 counts both, o1 the joined; each pair twice).
-	routerSum := sameGroup + 3*diffGroup - (o1+o2)/2
+	// distance 2 (o2 counts both, o1 the joined; each pair twice, but those with
+	// big's routers once).
+	routerSum := sameGroup + 3*diffGroup - (o1[0]+o2[0])/2 - (o1[1] + o2[1])
 	return 2*(k*(k-1)/2) + routerSum
 }
 
@@ -481,10 +512,12 @@ type DragonflyFree struct {
 	f            []int32 // free hosts per router index
 	nr           []int32 // routers with a free host per group
 	wf, lf, m    []int64
+	f2           []int64 // per group: the sum of its routers' free hosts squared
 	inOff, inR   []int32 // the routers with a free host and a link into group A: inR[inOff[A]:inOff[A+1]]
 	pc           dfPieces
-	pieceMinSize int // sets of fewer routers are scored without the pieces' tables
-	pieceSums    int // tests: 1 sums the pieces pair by pair, 2 by the range less its other groups
+	gen          int32 // builds: DragonflyNear.candidate's per-group scratch is of one
+	pieceMinSize int   // sets of fewer routers are scored without the pieces' tables
+	pieceSums    int   // tests: 1 sums the pieces pair by pair, 2 by the range less its other groups
 }
 
 // dfPieces is the tables of the pieces of group A (A = -1: none yet). For groups
@@ -503,7 +536,6 @@ type dfPieces struct {
 	la, k, kt, rn, roa, pn []int64
 	kn                     []int64 // kn[n*G+B] = sum over C < n of k[C][B]
 	jn, jo                 []int64 // joined and two-link pairs (scratch of pieces)
-	rowN, rowO             []int64
 }
 
 const (
@@ -533,6 +565,8 @@ func (hk *HopKeys) DragonflyFree(t *DragonflyFree, keys, counts []int32) (*Drago
 	t.wf = resize64(t.wf, G)
 	t.lf = resize64(t.lf, G*G)
 	t.m = resize64(t.m, G*G)
+	t.f2 = resize64(t.f2, G)
+	t.gen++
 	t.pc.A = -1
 	t.pieceMinSize = G / 2
 	for i, x := range keys {
@@ -542,6 +576,7 @@ func (hk *HopKeys) DragonflyFree(t *DragonflyFree, keys, counts []int32) (*Drago
 		B := r / a
 		t.nr[B]++
 		t.wf[B] += int64(c)
+		t.f2[B] += int64(c) * int64(c)
 	}
 	t.inOff = resize32(t.inOff, G+1)
 	for r := range int32(R) {
@@ -612,8 +647,6 @@ func (t *DragonflyFree) pieces(s *synthLayout, A int32) *dfPieces {
 	p.roa = slices.Grow(p.roa[:0], G*(G+1))[:G*(G+1)]
 	p.pn = slices.Grow(p.pn[:0], G+1)[:G+1]
 	p.kn = slices.Grow(p.kn[:0], G*(G+1))[:G*(G+1)]
-	p.rowN = slices.Grow(p.rowN[:0], G)[:G]
-	p.rowO = slices.Grow(p.rowO[:0], G)[:G]
 	in := t.inR[t.inOff[A]:t.inOff[A+1]]
 	for _, u := range in {
 		p.inA[u] = A + 1
@@ -649,41 +682,32 @@ func (t *DragonflyFree) pieces(s *synthLayout, A int32) *dfPieces {
 	// the group terms (who links into whose group) and the pairs above, kept
 	// as prefix sums only (na[C][C2] = rn[C][C2+1] - rn[C][C2]).
 	p.pn[0] = 0
-	na, oa := p.rowN, p.rowO
 	for C := range G {
 		kc, ktc, lfc := p.k[C*G:(C+1)*G], p.kt[C*G:(C+1)*G], t.lf[C*G:(C+1)*G]
 		jn, jo := p.jn[C*G:(C+1)*G], p.jo[C*G:(C+1)*G]
 		lc, wc := p.la[C], t.wf[C]
-		for C2 := range G {
-			if C == C2 || C2 == int(A) {
-				na[C2], oa[C2] = 0, 0
-				continue
-			}
-			lc2, kc2c := p.la[C2], ktc[C2]
-			if C != int(A) {
-				kcc2 := kc[C2]
-				na[C2] = kcc2*lc2 + lc*kc2c - kcc2*kc2c + jn[C2]
-			} else {
-				na[C2] = 0
-			}
-			lf := lfc[C2]
-			oa[C2] = lf*lc2 + wc*kc2c - lf*kc2c + jo[C2]
-		}
 		rn, roa := p.rn[C*(G+1):(C+1)*(G+1)], p.roa[C*(G+1):(C+1)*(G+1)]
-		rn[0], roa[0] = 0, 0
-		for j := range G {
-			rn[j+1] = rn[j] + na[j]
-			roa[j+1] = roa[j] + oa[j]
-		}
-		// pn[C+1] = pn[C] + row and column C below C (na symmetric).
-		p.pn[C+1] = p.pn[C] + 2*rn[C]
 		prev, next := p.kn[C*G:(C+1)*G], p.kn[(C+1)*G:(C+2)*G]
 		if C == 0 {
 			clear(prev)
 		}
-		for B := range G {
-			next[B] = prev[B] + kc[B]
+		// The same lengths as kc: no bounds checks in the loop.
+		la, ktc, lfc, jn, jo := p.la[:len(kc)], ktc[:len(kc)], lfc[:len(kc)], jn[:len(kc)], jo[:len(kc)]
+		prev, next = prev[:len(kc)], next[:len(kc)]
+		rn, roa = rn[:len(kc)+1], roa[:len(kc)+1]
+		var sn, so int64
+		rn[0], roa[0] = 0, 0
+		// The terms of C2 = C and of C2 = A, and na's of C = A, are zero (no
+		// router links into its own group, no piece is in A): no tests.
+		for C2, kcc2 := range kc {
+			next[C2] = prev[C2] + kcc2
+			lc2, kc2c, lf := la[C2], ktc[C2], lfc[C2]
+			sn += kcc2*lc2 + lc*kc2c - kcc2*kc2c + jn[C2]
+			so += lf*lc2 + wc*kc2c - lf*kc2c + jo[C2]
+			rn[C2+1], roa[C2+1] = sn, so
 		}
+		// pn[C+1] = pn[C] + row and column C below C (na symmetric).
+		p.pn[C+1] = p.pn[C] + 2*rn[C]
 	}
 	// inA[u] == A+1 stays true of u (it links into A) whatever group comes next:
 	// no clearing.
@@ -758,7 +782,6 @@ func (s *synthLayout) dragonflySumFree(g *Graph, t *DragonflyFree, A int32, ids,
 	defer s.scratch.Put(sc)
 	gen := sc.gen
 	a := int32(s.a)
-	G := s.groups
 	var p *dfPieces
 	if A >= 0 {
 		p = t.pieces(s, A)
@@ -811,6 +834,60 @@ func (s *synthLayout) dragonflySumFree(g *Graph, t *DragonflyFree, A int32, ids,
 			sc.gw[r/a].nSingle++
 		}
 	}
+	return s.unitsSum(sc, t, p, gen, k, sumW2, wr2, hi)
+}
+
+// dragonflySumUnits is dragonflySumFree of the set made of the whole groups
+// whole (every free host), the pieces of p's group A of the groups piece (la2[C]:
+// the sum of the squares of the piece's routers' free hosts), and counts[i] hosts
+// on router singles[i] (distinct; none in a whole group, none linking into A in
+// a piece's group), the units' routers not listed.
+func (s *synthLayout) dragonflySumUnits(g *Graph, t *DragonflyFree, p *dfPieces, la2 []int64, whole, piece, singles, counts []int32) int64 {
+	sc := s.dfStart(g)
+	defer s.scratch.Put(sc)
+	gen := sc.gen
+	a := int32(s.a)
+	var k, wr2 int64
+	hi := int32(-1)
+	sc.whole = append(sc.whole[:0], whole...)
+	sc.piece = append(sc.piece[:0], piece...)
+	for _, B := range whole {
+		sc.inGroup(B, 0)
+		sc.gw[B].w, sc.gw[B].unit = t.wf[B], unitWhole
+		k += t.wf[B]
+		wr2 += t.f2[B]
+	}
+	for _, C := range piece {
+		sc.inGroup(C, 0)
+		sc.gw[C].w, sc.gw[C].unit = p.la[C], unitPiece
+		k += p.la[C]
+		wr2 += la2[C]
+		hi = max(hi, C)
+	}
+	sc.single = sc.single[:0]
+	for i, r := range singles {
+		c := counts[i]
+		k += int64(c)
+		wr2 += int64(c) * int64(c)
+		sc.rw[r] = dfRouterW{gen, c}
+		sc.routers = append(sc.routers, r)
+		sc.inGroup(r/a, c)
+		sc.gw[r/a].nSingle++
+		sc.single = append(sc.single, r)
+	}
+	var sumW2 int64
+	for _, B := range sc.groups {
+		sumW2 += sc.gw[B].w * sc.gw[B].w
+	}
+	return s.unitsSum(sc, t, p, gen, k, sumW2, wr2, hi)
+}
+
+// unitsSum is the total hops of the set in sc (k hosts, the sums of the squares
+// of its hosts per group and per router sumW2 and wr2): its whole groups
+// (sc.whole) and pieces (sc.piece, the last hi) scored from t's and p's tables,
+// its other routers (sc.single) router by router (dfPairsSingles).
+func (s *synthLayout) unitsSum(sc *dfScratch, t *DragonflyFree, p *dfPieces, gen int32, k, sumW2, wr2 int64, hi int32) int64 {
+	G := s.groups
 	sameGroup := (sumW2 - wr2) / 2
 	diffGroup := (k*k - sumW2) / 2
 	// Whole groups with one another.
@@ -938,20 +1015,22 @@ func (s *synthLayout) dfPairsSingles(sc *dfScratch, t *DragonflyFree, p *dfPiece
 					yOut += in[B].w
 				}
 			}
+			// A router of a unit holds all its free hosts (t.f) and need not be
+			// stamped in rw (dragonflySumUnits does not list them).
 			for _, xr := range s.glob[s.gOff[r1]:s.gOff[r1+1]] {
-				if rw[xr].stamp == gen {
+				if gw[xr/a].stamp == gen {
 					if u := gw[xr/a].unit; u == unitWhole || (u == unitPiece && p.inA[xr] == p.A+1) {
-						wv += int64(rw[xr].w)
-					} else {
+						wv += int64(t.f[xr])
+					} else if rw[xr].stamp == gen {
 						j1 += int64(rw[xr].w)
 					}
 				}
 			}
 			for _, r2 := range s.two[s.tOff[r1]:s.tOff[r1+1]] {
-				if rw[r2].stamp == gen {
+				if gw[r2/a].stamp == gen {
 					if u := gw[r2/a].unit; u == unitWhole || (u == unitPiece && p.inA[r2] == p.A+1) {
-						wv += int64(rw[r2].w)
-					} else {
+						wv += int64(t.f[r2])
+					} else if rw[r2].stamp == gen {
 						z += int64(rw[r2].w)
 					}
 				}
@@ -978,6 +1057,9 @@ type DragonflyNear struct {
 	mark                 int32
 	keys, dist           []int32
 	last, upTo           int32 // the last call's key and ring
+	g                    *Graph
+	ordered              bool // key x is router x (CandidateSum applies)
+	cand                 dfCand
 }
 
 // DragonflyNear returns the lister of the keys near a key (nil when Near has no
@@ -989,10 +1071,12 @@ func (hk *HopKeys) DragonflyNear() *DragonflyNear {
 	}
 	s.dfIndex(hk.g)
 	R := s.a * s.groups
-	w := &DragonflyNear{s: s, keyRouter: hk.keyRouter, routerKey: make([]int32, R),
+	w := &DragonflyNear{s: s, g: hk.g, keyRouter: hk.keyRouter, routerKey: make([]int32, R),
 		stamp: make([]int32, R), at: make([]int32, R)}
+	w.ordered = len(hk.keyRouter) == R
 	for x, r := range hk.keyRouter {
 		w.routerKey[r] = int32(x)
+		w.ordered = w.ordered && r == int32(x)
 	}
 	return w
 }
@@ -1054,4 +1138,330 @@ func (w *DragonflyNear) List(x, upTo int32) (keys, dist []int32) {
 	}
 	w.keys, w.dist = keys, dist
 	return keys, dist
+}
+
+// dfCand is DragonflyNear.candidate's scratch: the center group whose in-links
+// are stamped (inA: router -> A+1 when it links into A) and, for one build of
+// the free hosts' tables (tGen), its pieces' routers and the sums of their free
+// hosts squared per group (nIn, la2); per call the center router's global
+// neighbours and two-link routers (nbr, two: stamped gen), their free hosts per
+// group (nbrF, twoF: stamped gen in gStamp), and the candidate: its routers and
+// counts (keys, counts: all of them, or with units those outside its whole
+// groups and pieces, whole and piece).
+type dfCand struct {
+	A, tA, tGen        int32
+	t                  *DragonflyFree // of tA, tGen
+	inA, nbr, two      []int32
+	gStamp, wMark, nIn []int32
+	nbrF, twoF, la2    []int64
+	gen                int32
+	nbrSort            []int32
+	keys, counts       []int32
+	whole, piece       []int32
+	setRouters, inF    int64
+}
+
+// candidateKeys appends to keys and counts the candidate of the router of key x
+// holding k hosts on the dragonfly whose free hosts are t's: the free hosts of
+// the routers taken by their distance from x's router (0, 1, 2, 3) and, at one
+// distance, by index, the first k of them (the last router's in part), as counts
+// per key (distinct keys). It takes the routers at distance 2 group by group (the
+// groups x's links reach whole, of every other group the routers with a link into
+// x's group and x's two-link routers there: the closed form's distance 2), each
+// group's count from t, and lists only the routers it takes, not the ~routers a
+// group x (1 + 2 x global links) within two hops. false when the keys are not the
+// routers in index order (the definition then takes the hosts' order, not the
+// routers'): the caller lists the rings (List) instead.
+func (w *DragonflyNear) candidateKeys(t *DragonflyFree, x int32, k int64, keys, counts []int32) ([]int32, []int32, bool) {
+	if !w.candidate(t, x, k, false) {
+		return keys, counts, false
+	}
+	c := &w.cand
+	return append(keys, c.keys...), append(counts, c.counts...), true
+}
+
+// CandidateSum is the score of the candidate of the router of key x holding k
+// hosts on the dragonfly whose free hosts are t's (candidateKeys: the routers by
+// distance, then index), DragonflyCountSumFree(t, x, keys, counts) of its hosts
+// per key, and the routers it holds. Past the first ring its whole groups and
+// pieces are not listed: they are scored as units (dragonflySumUnits), the other
+// routers router by router. false when the keys are not the routers in index
+// order (the caller lists the rings, List, and counts the hosts instead).
+func (w *DragonflyNear) CandidateSum(t *DragonflyFree, x int32, k int64) (sum int64, routers int, ok bool) {
+	if !w.candidate(t, x, k, true) {
+		return 0, 0, false
+	}
+	c := &w.cand
+	s := w.s
+	A := x / int32(s.a)
+	if len(c.whole)+len(c.piece) == 0 || c.setRouters < int64(t.pieceMinSize) {
+		if len(c.whole)+len(c.piece) > 0 {
+			w.candidate(t, x, k, false) // listed, as DragonflyCountSumFree scores it
+		}
+		if len(c.keys) < t.pieceMinSize {
+			return s.dragonflySumCounts(w.g, c.keys, nil, c.counts), len(c.keys), true
+		}
+		return s.dragonflySumFree(w.g, t, A, c.keys, nil, c.counts), len(c.keys), true
+	}
+	p := t.pieces(s, A)
+	return s.dragonflySumUnits(w.g, t, p, c.la2, c.whole, c.piece, c.keys, c.counts), int(c.setRouters), true
+}
+
+// candidate makes the candidate of candidateKeys in w.cand: with units, past the
+// first ring, its whole groups (x's group, and the groups x links into below the
+// cut) in whole, the groups whose routers linking into x's group it holds, not
+// whole, in piece, and only its other routers in keys and counts; setRouters its
+// routers.
+func (w *DragonflyNear) candidate(t *DragonflyFree, x int32, k int64, units bool) bool {
+	s := w.s
+	if !w.ordered || t == nil || len(t.f) != s.a*s.groups {
+		return false
+	}
+	c := &w.cand
+	a, G := int32(s.a), s.groups
+	R := s.a * s.groups
+	if len(c.inA) != R {
+		c.inA, c.nbr, c.two = make([]int32, R), make([]int32, R), make([]int32, R)
+		c.gStamp, c.wMark, c.nIn = make([]int32, G), make([]int32, G), make([]int32, G)
+		c.nbrF, c.twoF, c.la2 = make([]int64, G), make([]int64, G), make([]int64, G)
+		c.A, c.tA = -1, -1
+	}
+	f := t.f
+	r := x // keys are the routers (w.ordered)
+	A := r / a
+	c.keys, c.counts, c.whole, c.piece = c.keys[:0], c.counts[:0], c.whole[:0], c.piece[:0]
+	c.setRouters = 0
+	take := func(v int32, n int64) {
+		c.keys, c.counts = append(c.keys, v), append(c.counts, int32(n))
+		c.setRouters++
+	}
+	fx := int64(f[r])
+	if fx >= k {
+		take(r, k)
+		return true
+	}
+	if fx > 0 {
+		take(r, fx)
+	}
+	need := k - fx
+	if c.A != A {
+		// The routers with a link into A: structural, not the free hosts'.
+		for u := A * a; u < (A+1)*a; u++ {
+			for _, v := range s.glob[s.gOff[u]:s.gOff[u+1]] {
+				c.inA[v] = A + 1
+			}
+		}
+		c.A = A
+	}
+	c.gen++
+	if c.gen <= 0 {
+		clear(c.nbr)
+		clear(c.two)
+		clear(c.gStamp)
+		clear(c.wMark)
+		c.gen = 1
+	}
+	gen := c.gen
+	group := func(C int32) {
+		if c.gStamp[C] != gen {
+			c.gStamp[C], c.nbrF[C], c.twoF[C] = gen, 0, 0
+		}
+	}
+	// The first ring: x's group and x's global neighbours.
+	nb := s.glob[s.gOff[r]:s.gOff[r+1]]
+	c1 := t.wf[A] - fx
+	for _, v := range nb {
+		c.nbr[v] = gen
+		group(v / a)
+		c.nbrF[v/a] += int64(f[v])
+		c1 += int64(f[v])
+	}
+	if c1 >= need {
+		// The first ring's routers by index: x's group and x's neighbours merged.
+		c.nbrSort = append(c.nbrSort[:0], nb...)
+		slices.Sort(c.nbrSort)
+		m, i := need, 0
+		for u := A * a; u < (A+1)*a && m > 0; u++ {
+			for i < len(c.nbrSort) && c.nbrSort[i] < u && m > 0 {
+				v := c.nbrSort[i]
+				i++
+				if n := min(m, int64(f[v])); n > 0 {
+					take(v, n)
+					m -= n
+				}
+			}
+			if u == r || m == 0 {
+				continue
+			}
+			if n := min(m, int64(f[u])); n > 0 {
+				take(u, n)
+				m -= n
+			}
+		}
+		for ; i < len(c.nbrSort) && m > 0; i++ {
+			v := c.nbrSort[i]
+			if n := min(m, int64(f[v])); n > 0 {
+				take(v, n)
+				m -= n
+			}
+		}
+		return true
+	}
+	if c.tA != A || c.tGen != t.gen || c.t != t {
+		// A's pieces in t: their routers, free hosts squared per group, and
+		// free hosts in all.
+		clear(c.nIn)
+		clear(c.la2)
+		c.inF = 0
+		for _, u := range t.inR[t.inOff[A]:t.inOff[A+1]] {
+			c.nIn[u/a]++
+			c.la2[u/a] += int64(f[u]) * int64(f[u])
+			c.inF += int64(f[u])
+		}
+		c.tA, c.tGen, c.t = A, t.gen, t
+	}
+	// x's group whole (x listed above: a unit holds it).
+	if units {
+		c.keys, c.counts, c.setRouters = c.keys[:0], c.counts[:0], int64(t.nr[A])
+		c.whole = append(c.whole, A)
+	} else {
+		for u := A * a; u < (A+1)*a; u++ {
+			if u != r && f[u] > 0 {
+				take(u, int64(f[u]))
+			}
+		}
+	}
+	m := need - c1
+	// The second ring, group by group: the groups x links into whole (less x's
+	// neighbours, in the first ring), of the others the routers linking into A
+	// (the piece) and x's two-link routers. c2: its free hosts.
+	tw := s.two[s.tOff[r]:s.tOff[r+1]]
+	c2 := c.inF
+	for _, v := range tw {
+		c.two[v] = gen
+		group(v / a)
+		c.twoF[v/a] += int64(f[v])
+		c2 += int64(f[v])
+	}
+	lg := s.lgrp[s.lOff[r]:s.lOff[r+1]]
+	for _, C := range lg {
+		c2 += t.wf[C] - t.lf[int(C)*G+int(A)]
+		if c.gStamp[C] == gen {
+			c2 -= c.nbrF[C]
+		}
+	}
+	in := t.inR[t.inOff[A]:t.inOff[A+1]] // ascending: by group
+	// wholeGroup takes every free host of group C (x's neighbours there
+	// included, listed at the end without units).
+	wholeGroup := func(C int32) {
+		if units {
+			c.whole = append(c.whole, C)
+			c.setRouters += int64(t.nr[C])
+			c.wMark[C] = gen
+			return
+		}
+		for v := C * a; v < (C+1)*a; v++ {
+			if f[v] > 0 && c.nbr[v] != gen {
+				take(v, int64(f[v]))
+			}
+		}
+	}
+	// pieceTwo takes group C's routers linking into A (ii: the first of them in
+	// in) and x's two-link routers there.
+	pieceTwo := func(C int32, ii int, twF int64) {
+		if units && c.nIn[C] > 0 {
+			c.piece = append(c.piece, C)
+			c.setRouters += int64(c.nIn[C])
+		} else {
+			for ; ii < len(in) && in[ii] < (C+1)*a; ii++ {
+				take(in[ii], int64(f[in[ii]]))
+			}
+		}
+		if twF > 0 {
+			for v := C * a; v < (C+1)*a; v++ {
+				if c.two[v] == gen && f[v] > 0 {
+					take(v, int64(f[v]))
+				}
+			}
+		}
+	}
+	li, ii := 0, 0
+	for C := int32(0); C < int32(G) && m > 0; C++ {
+		isW := li < len(lg) && lg[li] == C
+		if isW {
+			li++
+		}
+		for ii < len(in) && in[ii] < C*a {
+			ii++
+		}
+		if C == A || t.wf[C] == 0 {
+			continue
+		}
+		var nbF, twF int64
+		if c.gStamp[C] == gen {
+			nbF, twF = c.nbrF[C], c.twoF[C]
+		}
+		if c2 < m {
+			// Past the second ring (m - c2 more hosts): every group's routers
+			// at distance 2, and the other routers by index until m.
+			if isW {
+				wholeGroup(C)
+				continue
+			}
+			rest := t.wf[C] - t.lf[int(C)*G+int(A)] - twF // at distance 3
+			if rest <= m-c2 {
+				wholeGroup(C)
+				m -= rest
+				continue
+			}
+			pieceTwo(C, ii, twF)
+			if m > c2 {
+				for v := C * a; v < (C+1)*a && m > c2; v++ {
+					if f[v] == 0 || c.inA[v] == A+1 || c.two[v] == gen {
+						continue
+					}
+					n := min(m-c2, int64(f[v]))
+					take(v, n)
+					m -= n
+				}
+			}
+			continue
+		}
+		var avail int64
+		if isW {
+			avail = t.wf[C] - nbF
+		} else {
+			avail = t.lf[int(C)*G+int(A)] + twF
+		}
+		if avail == 0 {
+			continue
+		}
+		if avail < m {
+			m -= avail
+			c2 -= avail
+			switch {
+			case isW || avail == t.wf[C]:
+				wholeGroup(C)
+			default:
+				pieceTwo(C, ii, twF)
+			}
+			continue
+		}
+		// The cut: this group's routers at distance 2 by index.
+		for v := C * a; v < (C+1)*a && m > 0; v++ {
+			if f[v] == 0 || c.nbr[v] == gen || !isW && c.inA[v] != A+1 && c.two[v] != gen {
+				continue
+			}
+			n := min(m, int64(f[v]))
+			take(v, n)
+			m -= n
+		}
+	}
+	// x's neighbours (with units, those of the groups not whole).
+	for _, v := range nb {
+		if f[v] > 0 && !(units && c.wMark[v/a] == gen) {
+			take(v, int64(f[v]))
+		}
+	}
+	return true
 }

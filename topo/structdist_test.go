@@ -3,8 +3,10 @@ package topo
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -243,21 +245,7 @@ func TestDragonflyCountSumFree(t *testing.T) {
 	rng := rand.New(rand.NewPCG(61, 7))
 	wholeSeen, pieceSeen, singleSeen := 0, 0, 0
 	for i := range 24 {
-		p, a, l, G := 1+rng.IntN(3), 1+rng.IntN(6), 1+rng.IntN(3), 2+rng.IntN(12)
-		if i == 0 {
-			p, a, l, G = 3, 8, 2, 9
-		}
-		g, err := Dragonfly(p, a, l, G)
-		if err != nil {
-			t.Fatal(p, a, l, G, err)
-		}
-		name := fmt.Sprintf("dragonfly %d,%d,%d,%d", p, a, l, G)
-		if i%3 == 2 {
-			if g, err = ReadGraph(strings.NewReader(edgeListOf(g))); err != nil {
-				t.Fatal(err)
-			}
-			name += " from a file"
-		}
+		g, name, a, G := randomTestDragonfly(t, rng, i, [4]int{3, 8, 2, 9}, 6, 12, 3)
 		hk := newHopKeys(g, mustHopIndex(t, g, ""))
 		if hk.df == nil {
 			t.Fatalf("%s: no short form", name)
@@ -391,6 +379,30 @@ func TestDragonflyCountSumFree(t *testing.T) {
 	}
 }
 
+// randomTestDragonfly is the i-th random dragonfly of a test (first's hosts a
+// router, routers a group, links between two groups and groups when i is 0, else
+// up to 3, aSpan, 3 and 1 + gSpan), read back from its edge list when i %
+// fileEvery is fileEvery - 1; its name, routers a group and groups.
+func randomTestDragonfly(t *testing.T, rng *rand.Rand, i int, first [4]int, aSpan, gSpan, fileEvery int) (*Graph, string, int, int) {
+	t.Helper()
+	p, a, l, G := 1+rng.IntN(3), 1+rng.IntN(aSpan), 1+rng.IntN(3), 2+rng.IntN(gSpan)
+	if i == 0 {
+		p, a, l, G = first[0], first[1], first[2], first[3]
+	}
+	g, err := Dragonfly(p, a, l, G)
+	if err != nil {
+		t.Fatal(p, a, l, G, err)
+	}
+	name := fmt.Sprintf("dragonfly %d,%d,%d,%d", p, a, l, G)
+	if i%fileEvery == fileEvery-1 {
+		if g, err = ReadGraph(strings.NewReader(edgeListOf(g))); err != nil {
+			t.Fatal(err)
+		}
+		name += " from a file"
+	}
+	return g, name, a, G
+}
+
 // linksInto reports whether router r (index) has a link to a router of group A
 // other than its own, from the graph's links.
 func linksInto(g *Graph, r int32, A int) bool {
@@ -462,6 +474,154 @@ func TestDragonflyNearRings(t *testing.T) {
 			}); err != nil {
 				t.Fatal(err)
 			}
+		}
+	}
+}
+
+// TestDragonflyNearCandidate: DragonflyNear.candidateKeys is the definition's
+// candidate of a router at router granularity: the free hosts of the routers
+// sorted by their distance from it (Rows, breadth-first) and then by index, the
+// first k, on random dragonflies (some read from a file: then with its keys in
+// router order only when the file kept it) and random free sets (whole routers,
+// random shares, a few hosts scattered over many routers, every group but a few
+// empty), for every k up to the free hosts, the routers taken in random order
+// (the center group's stamps redone) and the stamps wrapping around. It fails
+// unless each of the cuts (inside the router, the first ring, the second, past
+// it) was seen at least 100 times. DragonflyNear.CandidateSum, each way of
+// summing the pieces and with the tables from sets of 0, 2 and groups/2 routers
+// up, is the sum by routers (DragonflyCountSum) of those keys and counts; it
+// fails unless whole groups, pieces and other routers were each scored at least
+// 100 times.
+func TestDragonflyNearCandidate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(83, 5))
+	var seen [4]int
+	var wholes, pieces, singles int
+	for i := range 16 {
+		g, name, a, G := randomTestDragonfly(t, rng, i, [4]int{2, 8, 2, 12}, 7, 14, 4)
+		hk := newHopKeys(g, mustHopIndex(t, g, "rows"))
+		w := hk.DragonflyNear()
+		if w == nil {
+			t.Fatalf("%s: no DragonflyNear", name)
+		}
+		hosts := make([]int32, hk.NumKeys)
+		for v := range g.N() {
+			hosts[hk.Key[v]]++
+		}
+		rows := make([][]int32, hk.NumKeys)
+		srcs := make([]int32, hk.NumKeys)
+		for x := range srcs {
+			srcs[x] = int32(x)
+		}
+		if err := hk.Rows(context.Background(), srcs, func(i int, row []int32) {
+			rows[i] = append([]int32(nil), row...)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		var tbl *DragonflyFree
+		for set := range 8 {
+			f := make([]int32, hk.NumKeys)
+			for x := range f {
+				switch set % 4 {
+				case 0:
+					f[x] = hosts[x] * int32(rng.IntN(2))
+				case 1:
+					f[x] = int32(rng.IntN(int(hosts[x]) + 1))
+				case 2:
+					f[x] = min(hosts[x], int32(rng.IntN(2)))
+				default:
+					if int(hk.keyRouter[x])/a%3 == 0 {
+						f[x] = int32(rng.IntN(int(hosts[x]) + 1))
+					}
+				}
+			}
+			var fk, fc []int32
+			var total int64
+			for x, c := range f {
+				if c > 0 {
+					fk, fc = append(fk, int32(x)), append(fc, c)
+					total += int64(c)
+				}
+			}
+			if total == 0 {
+				continue
+			}
+			var ok bool
+			if tbl, ok = hk.DragonflyFree(tbl, fk, fc); !ok {
+				t.Fatalf("%s: no tables", name)
+			}
+			if set == 4 {
+				w.cand.gen = math.MaxInt32 // the next call wraps around
+			}
+			for _, x := range rng.Perm(hk.NumKeys) {
+				// The definition's order from x: distance, then key (index).
+				order := make([]int32, hk.NumKeys)
+				for y := range order {
+					order[y] = int32(y)
+				}
+				row := rows[x]
+				slices.SortFunc(order, func(u, v int32) int {
+					if du, dv := row[u], row[v]; du != dv {
+						return int(du - dv)
+					}
+					return int(u - v)
+				})
+				for k := int64(1); k <= total; k++ {
+					want := map[int32]int32{}
+					m, cut := k, int32(0)
+					for _, y := range order {
+						if m == 0 {
+							break
+						}
+						if n := min(m, int64(f[y])); n > 0 {
+							want[y], m, cut = int32(n), m-n, row[y]
+						}
+					}
+					keys, counts, ok := w.candidateKeys(tbl, int32(x), k, nil, nil)
+					if !ok {
+						if w.ordered {
+							t.Fatalf("%s: candidateKeys refused with the keys in router order", name)
+						}
+						continue
+					}
+					got := map[int32]int32{}
+					for j, y := range keys {
+						if _, dup := got[y]; dup || counts[j] <= 0 {
+							t.Fatalf("%s, free %v: candidateKeys(%d, %d) lists key %d twice or with %d", name, f, x, k, y, counts[j])
+						}
+						got[y] = counts[j]
+					}
+					if !maps.Equal(got, want) {
+						t.Fatalf("%s, free %v: candidateKeys(%d, %d) = %v, want %v", name, f, x, k, got, want)
+					}
+					seen[cut]++
+					// Its score with the units not listed, each way of summing
+					// the pieces, and the tables used from the smallest sets up.
+					plain, _ := hk.DragonflyCountSum(keys, counts)
+					tbl.pieceMinSize = []int{0, 2, G / 2}[rng.IntN(3)]
+					tbl.pieceSums = rng.IntN(3)
+					sum, routers, ok := w.CandidateSum(tbl, int32(x), k)
+					if !ok || sum != plain || routers != len(keys) {
+						t.Fatalf("%s, free %v: CandidateSum(%d, %d) = %d, %d routers, %v; by routers %d, %d routers (%v x %v)", name, f, x, k, sum, routers, ok, plain, len(keys), keys, counts)
+					}
+					if c := &w.cand; len(c.whole)+len(c.piece) > 0 {
+						wholes += len(c.whole)
+						pieces += len(c.piece)
+						if len(c.keys) > 0 {
+							singles++
+						}
+					}
+					tbl.pieceMinSize, tbl.pieceSums = G/2, 0
+				}
+			}
+		}
+	}
+	t.Logf("cuts at 0, 1, 2, 3: %v; scored as units: whole groups %d, pieces %d, sets with other routers %d", seen, wholes, pieces, singles)
+	if wholes < 100 || pieces < 100 || singles < 100 {
+		t.Fatalf("scored as units: whole groups %d, pieces %d, sets with other routers %d: a path not taken", wholes, pieces, singles)
+	}
+	for d, n := range seen {
+		if n < 100 {
+			t.Fatalf("cuts at 0, 1, 2, 3: %v: the cut at %d seen %d times", seen, d, n)
 		}
 	}
 }
