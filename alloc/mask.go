@@ -290,38 +290,31 @@ func (m *Mask) hold(a Occupier, set, old, keep []uint64) error {
 		m.nheld -= len(m.buf)
 	}
 	// Hold the free nodes the new set keeps away and the old one did not (those
-	// the old one kept away are held or busy already).
-	m.buf = m.buf[:0]
-	if set != nil {
-		if old != nil {
-			m.diff = append(m.diff[:0], set...)
-			for w, x := range old {
-				m.diff[w] &^= x
-			}
-			set = m.diff
+	// the old one kept away are held or busy already; with a BlockOccupier,
+	// whose release of held nodes may free others of the set, every free node
+	// of the set).
+	_, blocks := a.(BlockOccupier)
+	if set != nil && old != nil && !blocks {
+		m.diff = append(m.diff[:0], set...)
+		for w, x := range old {
+			m.diff[w] &^= x
 		}
-		if fa, ok := a.(freeAppender); ok {
-			m.buf = fa.AppendFreeIn(m.buf, set)
-		} else {
-			for w, x := range set {
-				for ; x != 0; x &= x - 1 {
-					if v := w<<6 + bits.TrailingZeros64(x); a.IsFree(v) {
-						m.buf = append(m.buf, v)
-					}
-				}
-			}
-		}
+		set = m.diff
 	}
-	if len(m.buf) > 0 {
-		if err := a.Occupy(m.buf); err != nil {
-			return fmt.Errorf("%s: keeping a decision off %d nodes: %w", a.Name(), len(m.buf), err)
-		}
-		for _, v := range m.buf {
-			m.held[v>>6] |= 1 << (v & 63)
-		}
-		m.nheld += len(m.buf)
+	var err error
+	if m.buf, err = HoldFreeIn(a, set, m.buf); err != nil {
+		return err
 	}
+	m.markHeld(m.buf)
 	return nil
+}
+
+// markHeld marks the nodes held (occupied by HoldFreeIn).
+func (m *Mask) markHeld(nodes []int) {
+	for _, v := range nodes {
+		m.held[v>>6] |= 1 << (v & 63)
+	}
+	m.nheld += len(nodes)
 }
 
 // holdBits is hold for a BulkOccupier: the held nodes to free and the free
@@ -371,9 +364,19 @@ func (m *Mask) holdBits(a BulkOccupier, set, old, keep []uint64) error {
 // Release frees a job's nodes (measured by c, as Clock.Release does), holding those
 // the current set keeps away. A node that is not busy, or listed twice, is an
 // error, and nothing changes.
+//
+// With a BlockOccupier (bt, sbt, dbt, paging with pages of several nodes:
+// ForPartitions), whose release frees a job's whole block or pages, the job's
+// nodes are released whole and then the free nodes the current set keeps away
+// are held (those of the job and the rest of its block or pages): the free
+// state is then the same, and the allocator's is that of the machine whose
+// busy nodes are the running jobs' blocks and the nodes kept away.
 func (m *Mask) Release(c *Clock, a Occupier, nodes []int) error {
 	if m.holding() == nil {
 		return c.Release(a, nodes)
+	}
+	if _, ok := a.(BlockOccupier); ok {
+		return m.releaseBlocks(c, a, nodes)
 	}
 	m.buf = m.buf[:0]
 	kept := 0
@@ -423,4 +426,24 @@ func (m *Mask) undo(nodes []int) {
 			m.held[v>>6] &^= 1 << (v & 63)
 		}
 	}
+}
+
+// releaseBlocks is Release for a BlockOccupier: the job released whole, then
+// the free nodes of the current set held (HoldFreeIn; O(n/64) and the nodes
+// freed there).
+func (m *Mask) releaseBlocks(c *Clock, a Occupier, nodes []int) error {
+	for _, v := range nodes {
+		if v >= 0 && v < m.n && m.held[v>>6]>>(v&63)&1 != 0 {
+			return fmt.Errorf("release: node %d is not busy", v)
+		}
+	}
+	if err := c.Release(a, nodes); err != nil {
+		return err
+	}
+	var err error
+	if m.buf, err = HoldFreeIn(a, m.holding(), m.buf); err != nil {
+		return err
+	}
+	m.markHeld(m.buf)
+	return nil
 }

@@ -40,6 +40,26 @@ func TestMaskMatchesAllocateWithoutEveryOccupier(t *testing.T) {
 	t.Logf("%d allocators, %d decisions placed alike", len(cases), decisions)
 }
 
+// The same for the allocators whose unit is larger than a node, through their
+// alloc.ForPartitions view (alloc.BlockOccupier: a job's release frees its
+// whole block or pages, then the mask holds the free nodes it keeps away):
+// bt, sbt and dbt (with and without I/O nodes, square and oblong meshes) and
+// paging with pages of 2x2 and 4x4 nodes. TestBlockOccupiersMatchPlainModel
+// checks the decisions against the definition itself.
+func TestMaskMatchesAllocateWithoutBlocks(t *testing.T) {
+	cases := []struct{ spec, m string }{
+		{"bt", "mesh:8x8"}, {"sbt:4", "mesh:16x8"}, {"dbt:1/4", "mesh:8x16:io=left"}, {"bt", "mesh:4x4:io=top"},
+		{"sbt:16", "mesh:16x16"}, {"dbt:1/8", "mesh:32x8:io=right"},
+		{"paging:hilbert:1", "mesh:8x8"}, {"paging:snake:1", "mesh:10x6"}, {"paging:morton:2", "mesh:16x16"},
+	}
+	histories := 8
+	if testing.Short() {
+		histories = 4
+	}
+	decisions := lockstepEach(t, cases, histories, 2030, 120, masktest.Lockstep)
+	t.Logf("%d allocators, %d decisions placed alike", len(cases), decisions)
+}
+
 // The same with the curve allocators' views (alloc.Viewer, curve_view.go): a
 // mask that switches views in place of holding and freeing the nodes two
 // partitions differ by places every job where AllocateWithout does, also with
@@ -111,9 +131,9 @@ func lockstepEach(t *testing.T, cases []struct{ spec, m string }, histories int,
 				if err != nil {
 					t.Fatalf("%s on %s: %v", c.spec, c.m, err)
 				}
-				oc, ok := a.(alloc.Occupier)
-				if !ok {
-					t.Fatalf("%s on %s is not an Occupier", c.spec, c.m)
+				oc, err := alloc.ForPartitions(a)
+				if err != nil {
+					t.Fatalf("%s on %s: %v", c.spec, c.m, err)
 				}
 				pair[i] = oc
 			}
