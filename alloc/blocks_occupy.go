@@ -105,6 +105,72 @@ func (a *blockTree) IsFree(v int) bool { return a.st.IsFree(v) }
 // AppendFreeIn appends the free nodes of the bitmap set (Mask's bulk path).
 func (a *blockTree) AppendFreeIn(dst []int, set []uint64) []int { return a.st.AppendFreeIn(dst, set) }
 
+// OccupyFreeIn marks busy the free nodes of set, each a block of one node as
+// Occupy makes it, writes them to taken and returns their number
+// (BulkOccupier): the leaves set, then their ancestors' counts made again
+// level by level over the span of tree nodes above them (setLeaves).
+func (a *blockTree) OccupyFreeIn(set, taken []uint64) int {
+	k := a.st.TakeFreeIn(set, taken)
+	if k > 0 {
+		a.setLeaves(taken, true)
+	}
+	return k
+}
+
+// ReleaseIn frees the nodes of set, each of which must be busy as a block of
+// one node (occupied), all or nothing (BulkOccupier).
+func (a *blockTree) ReleaseIn(set []uint64) error {
+	for w, x := range set {
+		for ; x != 0; x &= x - 1 {
+			v := w<<6 + bits.TrailingZeros64(x)
+			if v >= a.t.n() {
+				return fmt.Errorf("release: node %d is outside 0..%d", v, a.t.n()-1)
+			}
+			if b := a.block[v]; b != a.t.leaf[v] {
+				return fmt.Errorf("release: node %d is not busy on its own (block %d)", v, b)
+			}
+		}
+	}
+	if err := a.st.ReleaseIn(set); err != nil {
+		return err
+	}
+	a.setLeaves(set, false)
+	return nil
+}
+
+// setLeaves marks the leaves of the nodes of set wholly busy (take: each a
+// block of one node given out) or free, then makes their ancestors' counts
+// again from their children, level by level over the span of tree nodes above
+// the leaves changed: O(nodes + span) where setBlock is O(log n) a node.
+func (a *blockTree) setLeaves(set []uint64, take bool) {
+	lo, hi := len(a.free), 0
+	for w, x := range set {
+		for ; x != 0; x &= x - 1 {
+			v := w<<6 + bits.TrailingZeros64(x)
+			b := int(a.t.leaf[v])
+			if take {
+				a.free[b], a.maxFree[b] = 0, 0
+				a.block[v], a.left[b] = int32(b), 1
+			} else {
+				a.free[b], a.maxFree[b] = 1, 1
+				a.block[v], a.left[b] = 0, 0
+			}
+			lo, hi = min(lo, b), max(hi, b)
+		}
+	}
+	for lo, hi = lo/2, hi/2; hi >= 1; lo, hi = lo/2, hi/2 {
+		for p := lo; p <= hi; p++ {
+			f := a.free[2*p] + a.free[2*p+1]
+			a.free[p] = f
+			if int(f) == a.t.area(p) {
+				a.maxFree[p] = f
+			} else {
+				a.maxFree[p] = max(a.maxFree[2*p], a.maxFree[2*p+1])
+			}
+		}
+	}
+}
+
 // Clone returns an independent copy in the same state (Fragmenting), a
 // BlockOccupier too.
 func (a *blockTree) Clone() Fragmenting { return &blockTree{a.BinaryTree.Clone().(*BinaryTree)} }

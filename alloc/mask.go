@@ -345,7 +345,7 @@ func (m *Mask) holdBits(a BulkOccupier, set, old, keep []uint64) error {
 	if set == nil {
 		return nil
 	}
-	if old != nil {
+	if _, blocks := Occupier(a).(BlockOccupier); old != nil && !blocks {
 		m.diff = append(m.diff[:0], set...)
 		for w, x := range old {
 			m.diff[w] &^= x
