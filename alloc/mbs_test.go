@@ -1,6 +1,7 @@
 package alloc
 
 import (
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -230,5 +231,96 @@ func TestMBSMatchesReference(t *testing.T) {
 		}
 		rng := rand.New(rand.NewPCG(11, uint64(m.N())))
 		replay(t, rng, a, 800, func(k int) []int { return refMBS(a, a.st.IsFree, k) }, nil)
+	}
+}
+
+// TestMBSBitmapPathKeepsMaximalBlocks: after OccupyFreeIn and ReleaseIn (the
+// Mask's bitmap path, remake: only the blocks holding a node of the bitmap made
+// anew) the free blocks are exactly the maximal free buddy blocks (checkBuddy,
+// the definition checked node by node), on random histories of decisions,
+// releases and bitmaps of every shape a replay gives: random nodes, ranges of
+// indices (a partition of consecutive hosts), rows, and a few nodes, on meshes
+// of one root and of many, layered 3D ones and a torus.
+func TestMBSBitmapPathKeepsMaximalBlocks(t *testing.T) {
+	for _, spec := range []string{"mesh:8x8", "mesh:24x24", "mesh:40x30", "mesh:128x5", "mesh:13x11", "mesh:7x5x2", "mesh:9", "torus:16x8"} {
+		m, err := topo.ParseSpec(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := NewMBS(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := m.N()
+		rng := rand.New(rand.NewPCG(11, uint64(n)))
+		var jobs [][]int
+		held := make([]uint64, (n+63)/64) // the nodes the bitmap path holds
+		taken := make([]uint64, len(held))
+		for step := range 300 {
+			set := make([]uint64, len(held))
+			switch rng.IntN(4) {
+			case 0:
+				p := rng.Float64()
+				for v := range n {
+					if rng.Float64() < p {
+						set[v>>6] |= 1 << (v & 63)
+					}
+				}
+			case 1:
+				lo := rng.IntN(n)
+				for v := lo; v < min(n, lo+1+rng.IntN(n)); v++ {
+					set[v>>6] |= 1 << (v & 63)
+				}
+			case 2:
+				x := m.Dims()[0]
+				y := rng.IntN(max(1, n/x))
+				for v := y * x; v < min(n, (y+1+rng.IntN(3))*x); v++ {
+					set[v>>6] |= 1 << (v & 63)
+				}
+			default:
+				for range 1 + rng.IntN(3) {
+					v := rng.IntN(n)
+					set[v>>6] |= 1 << (v & 63)
+				}
+			}
+			switch r := rng.IntN(10); {
+			case r < 3 && a.NumFree() > 0:
+				nodes, err := a.Allocate(1 + rng.IntN(a.NumFree()))
+				if err != nil {
+					t.Fatal(err)
+				}
+				jobs = append(jobs, nodes)
+			case r < 5 && len(jobs) > 0:
+				j := rng.IntN(len(jobs))
+				if err := a.Release(jobs[j]); err != nil {
+					t.Fatal(err)
+				}
+				jobs = slices.Delete(jobs, j, j+1)
+			case r < 8:
+				k := a.OccupyFreeIn(set, taken)
+				got := 0
+				for w, x := range taken {
+					if x&^set[w] != 0 || x&held[w] != 0 {
+						t.Fatalf("%s step %d: took nodes outside the set or held", spec, step)
+					}
+					held[w] |= x
+					got += bits.OnesCount64(x)
+				}
+				if got != k {
+					t.Fatalf("%s step %d: %d taken, %d reported", spec, step, got, k)
+				}
+			default:
+				for w := range set {
+					set[w] &= held[w]
+				}
+				if err := a.ReleaseIn(set); err != nil {
+					t.Fatalf("%s step %d: %v", spec, step, err)
+				}
+				for w, x := range set {
+					held[w] &^= x
+				}
+			}
+			checkBuddy(t, a)
+		}
 	}
 }
