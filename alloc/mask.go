@@ -37,15 +37,15 @@ import (
 // cost nothing to change: Set switches the allocator's view, O(1), and holds
 // nothing; a set that is not registered (a partition's outside with more nodes
 // kept away) switches to the view of the largest registered set it holds,
-// O(views x n/64), and holds only the free nodes of the rest. The Slurm emulations and the
-// curve allocators make each node change (a start, a release) in the machine's
+// O(views x n/64), and holds only the free nodes of the rest. The Slurm emulations, the
+// curve allocators and MBS make each node change (a start, a release) in the machine's
 // bitmap and the current view, and bring a view up to date when it is made
 // current (O(n/64) and the nodes changed since; viewBook, views.go, the
-// bookkeeping both share), where without views a change of set held or freed
+// bookkeeping they share), where without views a change of set held or freed
 // every free node the two sets differ by: up to O(n) a decision when jobs of
 // partitions of different sizes alternate. With an allocator that takes and
 // frees the nodes of a bitmap at once (BulkOccupier: the center-based
-// allocators and MBS, which keep no views) Set still holds and frees those nodes, but
+// allocators, which keep no views) Set still holds and frees those nodes, but
 // as two bitmaps, O(n/64) and one update of the allocator's tables a call.
 type Mask struct {
 	n     int
@@ -73,7 +73,8 @@ type Mask struct {
 // decides in any one of them: Slurm's select plugin is given the partition's node
 // bitmap with each request, and an emulation whose incremental state is per free
 // set keeps one per partition (SlurmAllocator, slurm_view.go); so does a curve
-// allocator, its interval index (CurveAllocator, curve_view.go). A Mask switches
+// allocator, its interval index (CurveAllocator, curve_view.go), and MBS, its
+// free lists (mbs_view.go). A Mask switches
 // views instead of holding and freeing the nodes two sets differ by.
 type Viewer interface {
 	Occupier
@@ -101,9 +102,10 @@ type freeAppender interface {
 // allocator's prefix-sum tables and free list made out of date once, from the
 // least coordinates of the bitmap's nodes), where Occupy and Release take a list
 // of nodes. Mask's hold then costs O(n/64) a change of set, whatever the number
-// of nodes two sets differ by (the center-based allocators and MBS, which keep
-// no views: center_mc1x1.go, mc.go, center_ptas.go, center_opt.go,
-// genalg_graph.go, mbs.go).
+// of nodes two sets differ by (the center-based allocators, which keep no
+// views: center_mc1x1.go, mc.go, center_ptas.go, center_opt.go,
+// genalg_graph.go; MBS, whose views hold it for nodes kept away besides a
+// view's: mbs.go; bt's partition view, blocks_occupy.go).
 type BulkOccupier interface {
 	Occupier
 	// OccupyFreeIn marks busy the free nodes of set (a bitmap of the nodes),

@@ -1,6 +1,7 @@
 package alloc
 
 import (
+	"context"
 	"math/bits"
 	"math/rand/v2"
 	"slices"
@@ -322,5 +323,67 @@ func TestMBSBitmapPathKeepsMaximalBlocks(t *testing.T) {
 			}
 			checkBuddy(t, a)
 		}
+	}
+}
+
+// TestMBSViewAddedWhileBusy: a view added while jobs run (Viewer.AddView at any
+// time) has as free nodes the machine's outside its set, its free blocks are
+// the maximal buddy blocks of those (checkBuddy), and it decides as the
+// machine with the set occupied; switching back, the machine's state is intact.
+func TestMBSViewAddedWhileBusy(t *testing.T) {
+	for _, spec := range []string{"mesh:8x8", "mesh:24x24", "mesh:7x5x2"} {
+		m, err := topo.ParseSpec(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, _ := NewMBS(m)
+		ref, _ := NewMBS(m)
+		n := m.N()
+		rng := rand.New(rand.NewPCG(5, uint64(n)))
+		for range 4 {
+			k := 1 + rng.IntN(n/6)
+			x, err1 := a.Allocate(k)
+			y, err2 := ref.Allocate(k)
+			if err1 != nil || err2 != nil || !slices.Equal(x, y) {
+				t.Fatalf("%s: %v %v", spec, err1, err2)
+			}
+		}
+		away := make([]uint64, (n+63)/64)
+		var list []int
+		for v := range n {
+			if rng.IntN(3) == 0 {
+				away[v>>6] |= 1 << (v & 63)
+				list = append(list, v)
+			}
+		}
+		id, err := a.AddView(away)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := a.UseView(id); err != nil {
+			t.Fatal(err)
+		}
+		checkBuddy(t, a)
+		for v := range n {
+			if want := ref.IsFree(v) && away[v>>6]>>(v&63)&1 == 0; a.IsFree(v) != want {
+				t.Fatalf("%s: node %d free %v in the view, want %v", spec, v, a.IsFree(v), want)
+			}
+		}
+		k := 1 + rng.IntN(a.NumFree())
+		got, err1 := a.Allocate(k)
+		want, _, err2 := AllocateWithout(context.Background(), ref, k, list, nil)
+		if err1 != nil || err2 != nil || !slices.Equal(got, want) {
+			t.Fatalf("%s: the view gives %v (%v), AllocateWithout %v (%v)", spec, got, err1, want, err2)
+		}
+		if err := a.UseView(0); err != nil {
+			t.Fatal(err)
+		}
+		checkBuddy(t, a)
+		for v := range n {
+			if a.IsFree(v) != ref.IsFree(v) {
+				t.Fatalf("%s: node %d free %v in the machine, want %v", spec, v, a.IsFree(v), ref.IsFree(v))
+			}
+		}
+		a.DropViews()
 	}
 }

@@ -66,13 +66,16 @@ func TestMaskMatchesAllocateWithoutBlocks(t *testing.T) {
 // random nodes kept away besides a partition's outside, and the views' free
 // states are the reference's (internal/masktest.LockstepViews), for every
 // rule, linear and ring, on curves of every kind and machines of sizes that
-// are not multiples of 64 and are.
+// are not multiples of 64 and are; and with MBS's views (mbs_view.go: a free
+// state per view, caught up node by node or, past catchUpBulk nodes, through
+// the bitmap path) on meshes of one to many root blocks, layered and a torus.
 func TestMaskViewsMatchAllocateWithoutCurves(t *testing.T) {
 	cases := []struct{ spec, m string }{
 		{"freelist:hilbert", "mesh:8x8"}, {"ff:snake", "mesh:9x7"}, {"ff:snake:ring", "mesh:13x11"},
 		{"bf:hilbert-trunc", "mesh:12x10"}, {"bf:morton:ring", "mesh:8x8"}, {"bf:rcm", "fattree:4,4:4,4:4"},
 		{"sos:gilbert", "mesh:16x8"}, {"sos:snake:ring", "mesh:10x7"}, {"scbt", "mesh:8x4"}, {"plas", "mesh:6x7"},
 		{"bf:hilbert-trunc", "mesh:40x30"},
+		{"mbs", "mesh:8x8"}, {"mbs", "mesh:7x5x2"}, {"mbs", "mesh:40x30"}, {"mbs", "mesh:128x5"}, {"mbs", "torus:13x11"},
 	}
 	histories := 16
 	if testing.Short() {
