@@ -139,10 +139,11 @@ func (a *blockTree) ReleaseIn(set []uint64) error {
 }
 
 // setLeaves marks the leaves of the nodes of set wholly busy (take: each a
-// block of one node given out) or free, then makes their ancestors' counts
-// again from their children, level by level over the span of tree nodes above
-// the leaves changed: O(nodes + span) where setBlock is O(log n) a node.
-func (a *blockTree) setLeaves(set []uint64, take bool) {
+// block of one node given out) or free (each node released from its block, as
+// the non-contiguous trees' Release frees a node), then makes their ancestors'
+// counts again from their children, level by level over the span of tree nodes
+// above the leaves changed: O(nodes + span) where setBlock is O(log n) a node.
+func (a *BinaryTree) setLeaves(set []uint64, take bool) {
 	lo, hi := len(a.free), 0
 	for w, x := range set {
 		for ; x != 0; x &= x - 1 {
@@ -153,7 +154,8 @@ func (a *blockTree) setLeaves(set []uint64, take bool) {
 				a.block[v], a.left[b] = int32(b), 1
 			} else {
 				a.free[b], a.maxFree[b] = 1, 1
-				a.block[v], a.left[b] = 0, 0
+				a.left[a.block[v]]--
+				a.block[v] = 0
 			}
 			lo, hi = min(lo, b), max(hi, b)
 		}
@@ -169,6 +171,26 @@ func (a *blockTree) setLeaves(set []uint64, take bool) {
 			}
 		}
 	}
+}
+
+// OccupyFreeIn marks busy the free nodes of set, each a block of one node as
+// Occupy makes it (BulkOccupier; blockTree's).
+func (a *subTaskTree) OccupyFreeIn(set, taken []uint64) int {
+	k := a.st.TakeFreeIn(set, taken)
+	if k > 0 {
+		a.setLeaves(taken, true)
+	}
+	return k
+}
+
+// ReleaseIn frees the nodes of set, each busy (given out or occupied), as
+// Release frees them one by one (BulkOccupier), all or nothing.
+func (a *subTaskTree) ReleaseIn(set []uint64) error {
+	if err := a.st.ReleaseIn(set); err != nil {
+		return err
+	}
+	a.setLeaves(set, false)
+	return nil
 }
 
 // Clone returns an independent copy in the same state (Fragmenting), a

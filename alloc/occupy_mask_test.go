@@ -91,10 +91,12 @@ func TestMaskViewsMatchAllocateWithoutCurves(t *testing.T) {
 // nodes): every job where AllocateWithout places it, also with random nodes
 // kept away besides a partition's outside, and the free states the
 // reference's (internal/masktest.LockstepBulk), for MC1x1 (plain, greedy, with
-// tie-breaking), MC, MM, MM+Inc, Gen-Alg on grids and a network, opt, and MBS
+// tie-breaking), MC, MM, MM+Inc, Gen-Alg on grids and a network, opt, MBS
 // (its free blocks made anew from the free nodes of the root blocks changed), on
 // meshes and tori of one to four dimensions, first sides shorter and longer
-// than a word, sizes multiple of 64 and not.
+// than a word, sizes multiple of 64 and not; and the non-contiguous binary
+// trees (each node a leaf block, the tree's counts made again over the span of
+// the leaves changed: BinaryTree.setLeaves).
 func TestMaskBulkMatchesAllocateWithoutCenters(t *testing.T) {
 	cases := []struct{ spec, m string }{
 		{"mc1x1", "mesh:9x8"}, {"mc1x1", "mesh:40x30"}, {"mc1x1", "mesh:128x5"}, {"mc1x1", "mesh:70x9"},
@@ -105,6 +107,7 @@ func TestMaskBulkMatchesAllocateWithoutCenters(t *testing.T) {
 		{"mm", "mesh:7x6"}, {"mminc", "mesh:4x4x3"}, {"genalg", "torus:6x5"}, {"genalg", "fattree:4,4:4,4:4"},
 		{"opt", "mesh:5x4"}, {"mbs", "mesh:8x8"}, {"mbs", "mesh:7x5x2"}, {"mbs", "mesh:40x30"}, {"mbs", "mesh:128x5"},
 		{"mbs", "torus:13x11"},
+		{"ind-bt", "mesh:8x8"}, {"d-sbt:4", "mesh:8x4:io=left"}, {"ind-dbt:1/4", "mesh:32x16"}, {"d-bt", "mesh:16x16"},
 	}
 	histories := 8
 	if testing.Short() {
