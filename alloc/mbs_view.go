@@ -67,16 +67,7 @@ func (a *MBS) AddView(away []uint64) (int, error) {
 // IsFree, AppendFreeIn and State see (Viewer): O(n/64) and O(log n) a node of
 // the view changed since it was last current.
 func (a *MBS) UseView(v int) error {
-	if v == a.vb.cur {
-		return nil
-	}
-	old := a.vb.cur
-	if err := a.vb.use("mbs", v); err != nil {
-		return err
-	}
-	a.views[old] = a.save()
-	a.load(a.views[v])
-	return a.catchUp(v)
+	return switchView(&a.vb, "mbs", a.views, v, a.save, a.load, a.catchUp)
 }
 
 // DropViews removes every view, the whole machine's state current again
@@ -85,14 +76,8 @@ func (a *MBS) DropViews() {
 	if a.views == nil {
 		return
 	}
-	if a.vb.cur != 0 {
-		a.load(a.views[0])
-		if err := a.catchUp(0); err != nil {
-			panic(err.Error()) // catchUp's nodes come from the view's own bitmap
-		}
-	}
+	endViews(&a.vb, a.views, a.load, a.catchUp)
 	a.views = nil
-	a.vb.drop()
 }
 
 // catchUp brings the current free state, view v's, up to the machine's: the
