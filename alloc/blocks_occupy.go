@@ -301,16 +301,76 @@ func (a *pagedBlocks) Release(nodes []int) error {
 		a.busy[v] = false
 	}
 	for _, v := range nodes {
-		r := int(a.pageOf[v])
-		if a.count[r]--; a.count[r] == 0 {
-			a.free[r/64] |= 1 << (r % 64)
-			a.nfree++
-			if err := a.nodes.Release(a.pages[r]); err != nil {
-				panic("alloc: " + a.name + ": pages out of step: " + err.Error())
+		a.released(int(a.pageOf[v]))
+	}
+	return nil
+}
+
+// OccupyFreeIn marks busy the free nodes of set (those on free pages) as
+// Occupy does, writes them to taken and returns their number (BulkOccupier).
+func (a *pagedBlocks) OccupyFreeIn(set, taken []uint64) int {
+	k := 0
+	for w, x := range set {
+		t := x & a.nodes.free[w]
+		taken[w] = t
+		k += bits.OnesCount64(t)
+	}
+	for w, t := range taken {
+		for ; t != 0; t &= t - 1 {
+			v := w<<6 + bits.TrailingZeros64(t)
+			a.busy[v] = true
+			if r := int(a.pageOf[v]); a.free[r/64]>>(r%64)&1 != 0 { // a free page: taken now
+				a.takePage(r)
 			}
 		}
 	}
+	a.tookIn(taken)
+	return k
+}
+
+// tookIn is took for the nodes of a bitmap.
+func (a *pagedBlocks) tookIn(set []uint64) {
+	for w, x := range set {
+		for ; x != 0; x &= x - 1 {
+			r := a.pageOf[w<<6+bits.TrailingZeros64(x)]
+			if a.count[r]++; a.count[r] == 1 {
+				if err := a.nodes.Take(a.pages[r]); err != nil {
+					panic("alloc: " + a.name + ": pages out of step: " + err.Error())
+				}
+			}
+		}
+	}
+}
+
+// ReleaseIn frees every node of set (BulkOccupier), all or nothing, as
+// Release frees them.
+func (a *pagedBlocks) ReleaseIn(set []uint64) error {
+	for w, x := range set {
+		for ; x != 0; x &= x - 1 {
+			if v := w<<6 + bits.TrailingZeros64(x); v >= a.g.N() || !a.busy[v] {
+				return fmt.Errorf("release: node %d is not busy", v)
+			}
+		}
+	}
+	for w, x := range set {
+		for ; x != 0; x &= x - 1 {
+			v := w<<6 + bits.TrailingZeros64(x)
+			a.busy[v] = false
+			a.released(int(a.pageOf[v]))
+		}
+	}
 	return nil
+}
+
+// released counts one busy node fewer on page r, freeing the page at none.
+func (a *pagedBlocks) released(r int) {
+	if a.count[r]--; a.count[r] == 0 {
+		a.free[r/64] |= 1 << (r % 64)
+		a.nfree++
+		if err := a.nodes.Release(a.pages[r]); err != nil {
+			panic("alloc: " + a.name + ": pages out of step: " + err.Error())
+		}
+	}
 }
 
 // IsFree reports whether node v is free: its page is (Occupier).

@@ -264,6 +264,16 @@ func TestBlockOccupierContract(t *testing.T) {
 		if err := a.Occupy([]int{40, 41}); err != nil {
 			t.Fatalf("%s: %v", spec, err)
 		}
+		// the bitmap path refuses, all or nothing, a node that is not busy
+		// (node 63: free, with 41 held)
+		b, ok := a.(BulkOccupier)
+		if !ok {
+			t.Fatalf("%s: view has no bitmap path", spec)
+		}
+		bad := []uint64{1<<41 | 1<<63}
+		if err := b.ReleaseIn(bad); err == nil || a.NumFree() != free-len(pageNodes(a, 40, 41)) || a.IsFree(41) {
+			t.Errorf("%s: ReleaseIn of a free node: %v, %d free", spec, err, a.NumFree())
+		}
 		c := a.(Fragmenting).Clone()
 		x, err1 := a.Allocate(5)
 		y, err2 := c.Allocate(5)
@@ -335,4 +345,22 @@ func TestBlockOccupierContract(t *testing.T) {
 			t.Errorf("%s is a BlockOccupier", spec)
 		}
 	}
+}
+
+// pageNodes is the number of nodes Occupy of the nodes made busy, as a list
+// of that length: their pages' for paging, themselves for bt.
+func pageNodes(a Occupier, nodes ...int) []int {
+	p, ok := a.(*pagedBlocks)
+	if !ok {
+		return nodes
+	}
+	var out []int
+	seen := map[int32]bool{}
+	for _, v := range nodes {
+		if r := p.pageOf[v]; !seen[r] {
+			seen[r] = true
+			out = append(out, p.pages[r]...)
+		}
+	}
+	return out
 }

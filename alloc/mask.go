@@ -442,6 +442,18 @@ func (m *Mask) releaseBlocks(c *Clock, a Occupier, nodes []int) error {
 	if err := c.Release(a, nodes); err != nil {
 		return err
 	}
+	if b, ok := a.(BulkOccupier); ok {
+		if m.bits == nil {
+			m.bits = make([]uint64, len(m.held))
+		}
+		if k := b.OccupyFreeIn(m.holding(), m.bits); k > 0 {
+			for w, x := range m.bits {
+				m.held[w] |= x
+			}
+			m.nheld += k
+		}
+		return nil
+	}
 	var err error
 	if m.buf, err = HoldFreeIn(a, m.holding(), m.buf); err != nil {
 		return err
