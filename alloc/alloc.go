@@ -93,7 +93,8 @@ type PartitionRuled interface {
 // one: paging with pages of several nodes (a job takes whole pages, so a single
 // node cannot be busy apart from its page) and bt, sbt, dbt (a job's whole
 // power-of-two block is freed with it, nodes it was not given included);
-// NoRestriction says so.
+// NoRestriction says so. ForPartitions gives those a BlockOccupier view, exact
+// under a Mask (blocks_occupy.go).
 type Occupier interface {
 	Allocator
 	// Occupy marks the nodes busy, all or nothing, as jobs holding them would:

@@ -488,7 +488,8 @@ func (a *BinaryTree) Allocate(k int) ([]int, error) {
 // d-*): a BinaryTree that is an Occupier. Its jobs get blocks of exactly their
 // sizes, so a release frees the nodes it names and no other, and a node can
 // be busy as a block of its own. The contiguous bt, sbt and dbt are not
-// Occupiers (whyNoOccupy).
+// Occupiers (whyNoOccupy); ForPartitions gives them a view for partitions
+// (blockTree, blocks_occupy.go).
 type subTaskTree struct{ *BinaryTree }
 
 // Occupy marks the nodes busy (Occupier), all or nothing: each becomes a block
@@ -498,7 +499,12 @@ type subTaskTree struct{ *BinaryTree }
 // below each tree node, functions of the free leaves alone), on which every
 // rule decides, so the allocator decides as on a machine where jobs of one
 // node took them.
-func (a *subTaskTree) Occupy(nodes []int) error {
+func (a *subTaskTree) Occupy(nodes []int) error { return a.occupyLeaves(nodes) }
+
+// occupyLeaves marks the nodes busy, all or nothing, each a block of one node
+// given out (its leaf), freed by Release as a job's block: subTaskTree's and
+// blockTree's Occupy.
+func (a *BinaryTree) occupyLeaves(nodes []int) error {
 	if err := a.st.Take(nodes); err != nil {
 		return fmt.Errorf("%s: %w", a.name, err)
 	}
@@ -524,7 +530,7 @@ func (a *subTaskTree) Clone() Fragmenting {
 
 // whyNoOccupy says why bt, sbt and dbt are not Occupiers (NoRestriction).
 func (a *BinaryTree) whyNoOccupy() string {
-	return "it reserves a whole block of the next power of two for each job and frees the block with the job, nodes the job was not given included, so nodes kept from its decisions (a partition's outside) would be freed by other jobs' releases; the non-contiguous ind-" + a.name + " and d-" + a.name + " keep nodes busy"
+	return "it reserves a whole block of the next power of two for each job and frees the block with the job, nodes the job was not given included, so nodes kept from its decisions (a partition's outside) would be freed by other jobs' releases (a replay's partitions take it through alloc.ForPartitions, whose mask holds them again); the non-contiguous ind-" + a.name + " and d-" + a.name + " keep nodes busy"
 }
 
 // Release frees nodes given by Allocate; for bt, sbt and dbt a block returns to

@@ -90,16 +90,7 @@ func (a *CurveAllocator) AddView(away []uint64) (int, error) {
 // IsFree, AppendFreeIn and State see (Viewer): O(n/64) and the runs of ranks
 // of the view that changed since it was last current.
 func (a *CurveAllocator) UseView(v int) error {
-	if v == a.vb.cur {
-		return nil
-	}
-	old := a.vb.cur
-	if err := a.vb.use(a.name, v); err != nil {
-		return err
-	}
-	a.views[old] = a.save()
-	a.load(a.views[v])
-	return a.catchUp(v)
+	return switchView(&a.vb, a.name, a.views, v, a.save, a.load, a.catchUp)
 }
 
 // DropViews removes every view, the whole machine's state current again
@@ -108,14 +99,8 @@ func (a *CurveAllocator) DropViews() {
 	if a.views == nil {
 		return
 	}
-	if a.vb.cur != 0 {
-		a.load(a.views[0])
-		if err := a.catchUp(0); err != nil {
-			panic(err.Error()) // catchUp's nodes come from the view's own bitmap
-		}
-	}
+	endViews(&a.vb, a.views, a.load, a.catchUp)
 	a.views = nil
-	a.vb.drop()
 }
 
 // catchUp brings the current free state, view v's, up to the machine's: the

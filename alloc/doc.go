@@ -26,7 +26,9 @@
 // Options.NoMemo turns that off). Every allocator but bt, sbt, dbt and paging with
 // pages of several nodes can also mark given nodes busy (Occupier), deciding then as
 // if jobs held them: AllocateWithout and Mask keep decisions off nodes that way (a
-// replay's partitions). Rules, tie-breaking and measured costs: docs/alloc.md and
+// replay's partitions); those take partitions through ForPartitions's view, whose
+// release of a job's block or pages the Mask follows by holding again the nodes it
+// keeps away (BlockOccupier). Rules, tie-breaking and measured costs: docs/alloc.md and
 // docs/sim.md.
 //
 // Papers: V. J. Leung et al., "Processor Allocation on Cplant: Achieving General

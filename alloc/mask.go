@@ -37,15 +37,15 @@ import (
 // cost nothing to change: Set switches the allocator's view, O(1), and holds
 // nothing; a set that is not registered (a partition's outside with more nodes
 // kept away) switches to the view of the largest registered set it holds,
-// O(views x n/64), and holds only the free nodes of the rest. The Slurm emulations and the
-// curve allocators make each node change (a start, a release) in the machine's
+// O(views x n/64), and holds only the free nodes of the rest. The Slurm emulations, the
+// curve allocators and MBS make each node change (a start, a release) in the machine's
 // bitmap and the current view, and bring a view up to date when it is made
 // current (O(n/64) and the nodes changed since; viewBook, views.go, the
-// bookkeeping both share), where without views a change of set held or freed
+// bookkeeping they share), where without views a change of set held or freed
 // every free node the two sets differ by: up to O(n) a decision when jobs of
 // partitions of different sizes alternate. With an allocator that takes and
 // frees the nodes of a bitmap at once (BulkOccupier: the center-based
-// allocators and MBS, which keep no views) Set still holds and frees those nodes, but
+// allocators, which keep no views) Set still holds and frees those nodes, but
 // as two bitmaps, O(n/64) and one update of the allocator's tables a call.
 type Mask struct {
 	n     int
@@ -73,7 +73,8 @@ type Mask struct {
 // decides in any one of them: Slurm's select plugin is given the partition's node
 // bitmap with each request, and an emulation whose incremental state is per free
 // set keeps one per partition (SlurmAllocator, slurm_view.go); so does a curve
-// allocator, its interval index (CurveAllocator, curve_view.go). A Mask switches
+// allocator, its interval index (CurveAllocator, curve_view.go), and MBS, its
+// free lists (mbs_view.go). A Mask switches
 // views instead of holding and freeing the nodes two sets differ by.
 type Viewer interface {
 	Occupier
@@ -101,9 +102,10 @@ type freeAppender interface {
 // allocator's prefix-sum tables and free list made out of date once, from the
 // least coordinates of the bitmap's nodes), where Occupy and Release take a list
 // of nodes. Mask's hold then costs O(n/64) a change of set, whatever the number
-// of nodes two sets differ by (the center-based allocators and MBS, which keep
-// no views: center_mc1x1.go, mc.go, center_ptas.go, center_opt.go,
-// genalg_graph.go, mbs.go).
+// of nodes two sets differ by (the center-based allocators, which keep no
+// views: center_mc1x1.go, mc.go, center_ptas.go, center_opt.go,
+// genalg_graph.go; MBS, whose views hold it for nodes kept away besides a
+// view's: mbs.go; bt's partition view, blocks_occupy.go).
 type BulkOccupier interface {
 	Occupier
 	// OccupyFreeIn marks busy the free nodes of set (a bitmap of the nodes),
@@ -290,38 +292,31 @@ func (m *Mask) hold(a Occupier, set, old, keep []uint64) error {
 		m.nheld -= len(m.buf)
 	}
 	// Hold the free nodes the new set keeps away and the old one did not (those
-	// the old one kept away are held or busy already).
-	m.buf = m.buf[:0]
-	if set != nil {
-		if old != nil {
-			m.diff = append(m.diff[:0], set...)
-			for w, x := range old {
-				m.diff[w] &^= x
-			}
-			set = m.diff
+	// the old one kept away are held or busy already; with a BlockOccupier,
+	// whose release of held nodes may free others of the set, every free node
+	// of the set).
+	_, blocks := a.(BlockOccupier)
+	if set != nil && old != nil && !blocks {
+		m.diff = append(m.diff[:0], set...)
+		for w, x := range old {
+			m.diff[w] &^= x
 		}
-		if fa, ok := a.(freeAppender); ok {
-			m.buf = fa.AppendFreeIn(m.buf, set)
-		} else {
-			for w, x := range set {
-				for ; x != 0; x &= x - 1 {
-					if v := w<<6 + bits.TrailingZeros64(x); a.IsFree(v) {
-						m.buf = append(m.buf, v)
-					}
-				}
-			}
-		}
+		set = m.diff
 	}
-	if len(m.buf) > 0 {
-		if err := a.Occupy(m.buf); err != nil {
-			return fmt.Errorf("%s: keeping a decision off %d nodes: %w", a.Name(), len(m.buf), err)
-		}
-		for _, v := range m.buf {
-			m.held[v>>6] |= 1 << (v & 63)
-		}
-		m.nheld += len(m.buf)
+	var err error
+	if m.buf, err = HoldFreeIn(a, set, m.buf); err != nil {
+		return err
 	}
+	m.markHeld(m.buf)
 	return nil
+}
+
+// markHeld marks the nodes held (occupied by HoldFreeIn).
+func (m *Mask) markHeld(nodes []int) {
+	for _, v := range nodes {
+		m.held[v>>6] |= 1 << (v & 63)
+	}
+	m.nheld += len(nodes)
 }
 
 // holdBits is hold for a BulkOccupier: the held nodes to free and the free
@@ -352,7 +347,7 @@ func (m *Mask) holdBits(a BulkOccupier, set, old, keep []uint64) error {
 	if set == nil {
 		return nil
 	}
-	if old != nil {
+	if _, blocks := Occupier(a).(BlockOccupier); old != nil && !blocks {
 		m.diff = append(m.diff[:0], set...)
 		for w, x := range old {
 			m.diff[w] &^= x
@@ -371,9 +366,19 @@ func (m *Mask) holdBits(a BulkOccupier, set, old, keep []uint64) error {
 // Release frees a job's nodes (measured by c, as Clock.Release does), holding those
 // the current set keeps away. A node that is not busy, or listed twice, is an
 // error, and nothing changes.
+//
+// With a BlockOccupier (bt, sbt, dbt, paging with pages of several nodes:
+// ForPartitions), whose release frees a job's whole block or pages, the job's
+// nodes are released whole and then the free nodes the current set keeps away
+// are held (those of the job and the rest of its block or pages): the free
+// state is then the same, and the allocator's is that of the machine whose
+// busy nodes are the running jobs' blocks and the nodes kept away.
 func (m *Mask) Release(c *Clock, a Occupier, nodes []int) error {
 	if m.holding() == nil {
 		return c.Release(a, nodes)
+	}
+	if _, ok := a.(BlockOccupier); ok {
+		return m.releaseBlocks(c, a, nodes)
 	}
 	m.buf = m.buf[:0]
 	kept := 0
@@ -423,4 +428,36 @@ func (m *Mask) undo(nodes []int) {
 			m.held[v>>6] &^= 1 << (v & 63)
 		}
 	}
+}
+
+// releaseBlocks is Release for a BlockOccupier: the job released whole, then
+// the free nodes of the current set held (HoldFreeIn; O(n/64) and the nodes
+// freed there).
+func (m *Mask) releaseBlocks(c *Clock, a Occupier, nodes []int) error {
+	for _, v := range nodes {
+		if v >= 0 && v < m.n && m.held[v>>6]>>(v&63)&1 != 0 {
+			return fmt.Errorf("release: node %d is not busy", v)
+		}
+	}
+	if err := c.Release(a, nodes); err != nil {
+		return err
+	}
+	if b, ok := a.(BulkOccupier); ok {
+		if m.bits == nil {
+			m.bits = make([]uint64, len(m.held))
+		}
+		if k := b.OccupyFreeIn(m.holding(), m.bits); k > 0 {
+			for w, x := range m.bits {
+				m.held[w] |= x
+			}
+			m.nheld += k
+		}
+		return nil
+	}
+	var err error
+	if m.buf, err = HoldFreeIn(a, m.holding(), m.buf); err != nil {
+		return err
+	}
+	m.markHeld(m.buf)
+	return nil
 }

@@ -62,6 +62,16 @@ type MBS struct {
 
 	touched []int32 // remake: the root blocks holding a node changed
 	mark    []bool  // remake: per root block, in touched
+
+	// views (mbs_view.go; nil: none): views[0] the whole machine's free state,
+	// views[v] that of the machine less view v's outside; st, free and nfree
+	// are views[vb.cur]'s (saved there when another view is made current); vb
+	// the machine's free nodes and the nodes of each view (views.go)
+	views      []mbsFree
+	vb         viewBook
+	catchFreed []int
+	catchTaken []int
+	inView     []uint64 // OccupyFreeIn, ReleaseIn with views: a bitmap's nodes in the current view
 }
 
 type mbsRoot struct {
@@ -76,7 +86,7 @@ func NewMBS(m topo.Machine) (*MBS, error) {
 		return nil, fmt.Errorf("mbs needs a mesh or torus, not %s", m.Spec())
 	}
 	dims := g.Dims()
-	a := &MBS{g: g, st: NewState(g.N()), x: dims[0], y: 1, rootOf: make([]int32, g.N())}
+	a := &MBS{g: g, x: dims[0], y: 1, rootOf: make([]int32, g.N())}
 	if len(dims) > 1 {
 		a.y = dims[1]
 	}
@@ -86,15 +96,22 @@ func NewMBS(m topo.Machine) (*MBS, error) {
 		a.decompose(l*a.x*a.y, 0, 0, a.x, a.y, &top)
 	}
 	a.free = make([]*bitTree, top+1)
-	a.nfree = make([]int, top+1)
-	for i := range a.free {
-		a.free[i] = newBitTree(g.N())
+	a.load(a.emptyFree())
+	return a, nil
+}
+
+// emptyFree returns the free state of the machine with every node free: the
+// root blocks free.
+func (a *MBS) emptyFree() mbsFree {
+	f := mbsFree{st: NewState(a.g.N()), free: make([]*bitTree, len(a.free)), nfree: make([]int, len(a.free))}
+	for i := range f.free {
+		f.free[i] = newBitTree(a.g.N())
 	}
 	for _, r := range a.roots {
-		a.free[r.level].add(r.corner)
-		a.nfree[r.level]++
+		f.free[r.level].add(r.corner)
+		f.nfree[r.level]++
 	}
-	return a, nil
+	return f
 }
 
 // decompose cuts the w x h region at (x0, y0) of the layer whose first node is base
@@ -197,6 +214,11 @@ func (a *MBS) Allocate(k int) ([]int, error) {
 	if err := a.st.Take(nodes); err != nil {
 		panic("alloc: mbs blocks out of step with the state: " + err.Error())
 	}
+	if a.vb.on() { // free in the current view, so in the machine
+		if err := a.vb.truth.Take(nodes); err != nil {
+			panic("alloc: mbs: view out of step with the machine: " + err.Error())
+		}
+	}
 	return nodes, nil
 }
 
@@ -252,8 +274,26 @@ func (a *MBS) split(c, j, i, v int, keep bool) {
 // Release, and MBS's choice depends on them alone, so it decides as on a
 // machine where jobs took those nodes.
 func (a *MBS) Occupy(nodes []int) error {
-	if err := a.st.Take(nodes); err != nil {
+	if a.vb.on() {
+		in, err := a.vb.change(nodes, false)
+		if err != nil {
+			return fmt.Errorf("mbs: %w", err)
+		}
+		if err := a.occupyNodes(in); err != nil {
+			return fmt.Errorf("mbs: internal error: view %d: %w", a.vb.cur, err)
+		}
+		return nil
+	}
+	if err := a.occupyNodes(nodes); err != nil {
 		return fmt.Errorf("mbs: %w", err)
+	}
+	return nil
+}
+
+// occupyNodes is Occupy in the current free state alone.
+func (a *MBS) occupyNodes(nodes []int) error {
+	if err := a.st.Take(nodes); err != nil {
+		return err
 	}
 	for _, v := range nodes {
 		r := a.roots[a.rootOf[v]]
@@ -275,15 +315,49 @@ func (a *MBS) Occupy(nodes []int) error {
 // root block holding a node taken made anew from its free nodes (remake), the
 // maximal buddy blocks of the free nodes, as Occupy leaves them.
 func (a *MBS) OccupyFreeIn(set, taken []uint64) int {
+	if a.vb.on() { // the machine's free nodes of set; the current view's of them
+		k := a.vb.truth.TakeFreeIn(set, taken)
+		in := a.inCurrent(taken) // free in the machine, so in the view
+		a.st.TakeFreeIn(in, in)
+		a.remake(in)
+		return k
+	}
 	k := a.st.TakeFreeIn(set, taken)
 	a.remake(taken)
 	return k
+}
+
+// inCurrent returns the nodes of set in the current view (set itself in view
+// 0; else a buffer, valid until the next call).
+func (a *MBS) inCurrent(set []uint64) []uint64 {
+	in := a.vb.in()
+	if in == nil {
+		return set
+	}
+	if len(a.inView) < len(set) {
+		a.inView = make([]uint64, len(set))
+	}
+	for w, x := range set {
+		a.inView[w] = x & in[w]
+	}
+	return a.inView[:len(set)]
 }
 
 // ReleaseIn frees every node of set (BulkOccupier), all or nothing, the free
 // blocks made anew as OccupyFreeIn's, the maximal buddy blocks of the free
 // nodes, as Release leaves them.
 func (a *MBS) ReleaseIn(set []uint64) error {
+	if a.vb.on() {
+		if err := a.vb.truth.ReleaseIn(set); err != nil {
+			return fmt.Errorf("mbs: %w", err)
+		}
+		set = a.inCurrent(set)
+		if err := a.st.ReleaseIn(set); err != nil {
+			return fmt.Errorf("mbs: internal error: view %d: %w", a.vb.cur, err)
+		}
+		a.remake(set)
+		return nil
+	}
 	if err := a.st.ReleaseIn(set); err != nil {
 		return fmt.Errorf("mbs: %w", err)
 	}
@@ -380,6 +454,21 @@ func (a *MBS) AppendFreeIn(dst []int, set []uint64) []int { return a.st.AppendFr
 // Release frees the nodes; they must all be busy (else nothing changes). Each node
 // becomes a free 1x1 block and merges with its buddies as far as they are free.
 func (a *MBS) Release(nodes []int) error {
+	if a.vb.on() {
+		in, err := a.vb.change(nodes, true)
+		if err != nil {
+			return err
+		}
+		if err := a.releaseNodes(in); err != nil {
+			return fmt.Errorf("mbs: internal error: view %d: %w", a.vb.cur, err)
+		}
+		return nil
+	}
+	return a.releaseNodes(nodes)
+}
+
+// releaseNodes is Release in the current free state alone.
+func (a *MBS) releaseNodes(nodes []int) error {
 	if err := a.st.Release(nodes); err != nil {
 		return err
 	}

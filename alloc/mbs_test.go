@@ -1,6 +1,8 @@
 package alloc
 
 import (
+	"context"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -230,5 +232,158 @@ func TestMBSMatchesReference(t *testing.T) {
 		}
 		rng := rand.New(rand.NewPCG(11, uint64(m.N())))
 		replay(t, rng, a, 800, func(k int) []int { return refMBS(a, a.st.IsFree, k) }, nil)
+	}
+}
+
+// TestMBSBitmapPathKeepsMaximalBlocks: after OccupyFreeIn and ReleaseIn (the
+// Mask's bitmap path, remake: only the blocks holding a node of the bitmap made
+// anew) the free blocks are exactly the maximal free buddy blocks (checkBuddy,
+// the definition checked node by node), on random histories of decisions,
+// releases and bitmaps of every shape a replay gives: random nodes, ranges of
+// indices (a partition of consecutive hosts), rows, and a few nodes, on meshes
+// of one root and of many, layered 3D ones and a torus.
+func TestMBSBitmapPathKeepsMaximalBlocks(t *testing.T) {
+	for _, spec := range []string{"mesh:8x8", "mesh:24x24", "mesh:40x30", "mesh:128x5", "mesh:13x11", "mesh:7x5x2", "mesh:9", "torus:16x8"} {
+		m, err := topo.ParseSpec(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := NewMBS(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := m.N()
+		rng := rand.New(rand.NewPCG(11, uint64(n)))
+		var jobs [][]int
+		held := make([]uint64, (n+63)/64) // the nodes the bitmap path holds
+		taken := make([]uint64, len(held))
+		for step := range 300 {
+			set := make([]uint64, len(held))
+			switch rng.IntN(4) {
+			case 0:
+				p := rng.Float64()
+				for v := range n {
+					if rng.Float64() < p {
+						set[v>>6] |= 1 << (v & 63)
+					}
+				}
+			case 1:
+				lo := rng.IntN(n)
+				for v := lo; v < min(n, lo+1+rng.IntN(n)); v++ {
+					set[v>>6] |= 1 << (v & 63)
+				}
+			case 2:
+				x := m.Dims()[0]
+				y := rng.IntN(max(1, n/x))
+				for v := y * x; v < min(n, (y+1+rng.IntN(3))*x); v++ {
+					set[v>>6] |= 1 << (v & 63)
+				}
+			default:
+				for range 1 + rng.IntN(3) {
+					v := rng.IntN(n)
+					set[v>>6] |= 1 << (v & 63)
+				}
+			}
+			switch r := rng.IntN(10); {
+			case r < 3 && a.NumFree() > 0:
+				nodes, err := a.Allocate(1 + rng.IntN(a.NumFree()))
+				if err != nil {
+					t.Fatal(err)
+				}
+				jobs = append(jobs, nodes)
+			case r < 5 && len(jobs) > 0:
+				j := rng.IntN(len(jobs))
+				if err := a.Release(jobs[j]); err != nil {
+					t.Fatal(err)
+				}
+				jobs = slices.Delete(jobs, j, j+1)
+			case r < 8:
+				k := a.OccupyFreeIn(set, taken)
+				got := 0
+				for w, x := range taken {
+					if x&^set[w] != 0 || x&held[w] != 0 {
+						t.Fatalf("%s step %d: took nodes outside the set or held", spec, step)
+					}
+					held[w] |= x
+					got += bits.OnesCount64(x)
+				}
+				if got != k {
+					t.Fatalf("%s step %d: %d taken, %d reported", spec, step, got, k)
+				}
+			default:
+				for w := range set {
+					set[w] &= held[w]
+				}
+				if err := a.ReleaseIn(set); err != nil {
+					t.Fatalf("%s step %d: %v", spec, step, err)
+				}
+				for w, x := range set {
+					held[w] &^= x
+				}
+			}
+			checkBuddy(t, a)
+		}
+	}
+}
+
+// TestMBSViewAddedWhileBusy: a view added while jobs run (Viewer.AddView at any
+// time) has as free nodes the machine's outside its set, its free blocks are
+// the maximal buddy blocks of those (checkBuddy), and it decides as the
+// machine with the set occupied; switching back, the machine's state is intact.
+func TestMBSViewAddedWhileBusy(t *testing.T) {
+	for _, spec := range []string{"mesh:8x8", "mesh:24x24", "mesh:7x5x2"} {
+		m, err := topo.ParseSpec(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, _ := NewMBS(m)
+		ref, _ := NewMBS(m)
+		n := m.N()
+		rng := rand.New(rand.NewPCG(5, uint64(n)))
+		for range 4 {
+			k := 1 + rng.IntN(n/6)
+			x, err1 := a.Allocate(k)
+			y, err2 := ref.Allocate(k)
+			if err1 != nil || err2 != nil || !slices.Equal(x, y) {
+				t.Fatalf("%s: %v %v", spec, err1, err2)
+			}
+		}
+		away := make([]uint64, (n+63)/64)
+		var list []int
+		for v := range n {
+			if rng.IntN(3) == 0 {
+				away[v>>6] |= 1 << (v & 63)
+				list = append(list, v)
+			}
+		}
+		id, err := a.AddView(away)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := a.UseView(id); err != nil {
+			t.Fatal(err)
+		}
+		checkBuddy(t, a)
+		for v := range n {
+			if want := ref.IsFree(v) && away[v>>6]>>(v&63)&1 == 0; a.IsFree(v) != want {
+				t.Fatalf("%s: node %d free %v in the view, want %v", spec, v, a.IsFree(v), want)
+			}
+		}
+		k := 1 + rng.IntN(a.NumFree())
+		got, err1 := a.Allocate(k)
+		want, _, err2 := AllocateWithout(context.Background(), ref, k, list, nil)
+		if err1 != nil || err2 != nil || !slices.Equal(got, want) {
+			t.Fatalf("%s: the view gives %v (%v), AllocateWithout %v (%v)", spec, got, err1, want, err2)
+		}
+		if err := a.UseView(0); err != nil {
+			t.Fatal(err)
+		}
+		checkBuddy(t, a)
+		for v := range n {
+			if a.IsFree(v) != ref.IsFree(v) {
+				t.Fatalf("%s: node %d free %v in the machine, want %v", spec, v, a.IsFree(v), ref.IsFree(v))
+			}
+		}
+		a.DropViews()
 	}
 }

@@ -40,19 +40,42 @@ func TestMaskMatchesAllocateWithoutEveryOccupier(t *testing.T) {
 	t.Logf("%d allocators, %d decisions placed alike", len(cases), decisions)
 }
 
+// The same for the allocators whose unit is larger than a node, through their
+// alloc.ForPartitions view (alloc.BlockOccupier: a job's release frees its
+// whole block or pages, then the mask holds the free nodes it keeps away):
+// bt, sbt and dbt (with and without I/O nodes, square and oblong meshes) and
+// paging with pages of 2x2 and 4x4 nodes. TestBlockOccupiersMatchPlainModel
+// checks the decisions against the definition itself.
+func TestMaskMatchesAllocateWithoutBlocks(t *testing.T) {
+	cases := []struct{ spec, m string }{
+		{"bt", "mesh:8x8"}, {"sbt:4", "mesh:16x8"}, {"dbt:1/4", "mesh:8x16:io=left"}, {"bt", "mesh:4x4:io=top"},
+		{"sbt:16", "mesh:16x16"}, {"dbt:1/8", "mesh:32x8:io=right"},
+		{"paging:hilbert:1", "mesh:8x8"}, {"paging:snake:1", "mesh:10x6"}, {"paging:morton:2", "mesh:16x16"},
+	}
+	histories := 8
+	if testing.Short() {
+		histories = 4
+	}
+	decisions := lockstepEach(t, cases, histories, 2030, 120, masktest.Lockstep)
+	t.Logf("%d allocators, %d decisions placed alike", len(cases), decisions)
+}
+
 // The same with the curve allocators' views (alloc.Viewer, curve_view.go): a
 // mask that switches views in place of holding and freeing the nodes two
 // partitions differ by places every job where AllocateWithout does, also with
 // random nodes kept away besides a partition's outside, and the views' free
 // states are the reference's (internal/masktest.LockstepViews), for every
 // rule, linear and ring, on curves of every kind and machines of sizes that
-// are not multiples of 64 and are.
+// are not multiples of 64 and are; and with MBS's views (mbs_view.go: a free
+// state per view, caught up node by node or, past catchUpBulk nodes, through
+// the bitmap path) on meshes of one to many root blocks, layered and a torus.
 func TestMaskViewsMatchAllocateWithoutCurves(t *testing.T) {
 	cases := []struct{ spec, m string }{
 		{"freelist:hilbert", "mesh:8x8"}, {"ff:snake", "mesh:9x7"}, {"ff:snake:ring", "mesh:13x11"},
 		{"bf:hilbert-trunc", "mesh:12x10"}, {"bf:morton:ring", "mesh:8x8"}, {"bf:rcm", "fattree:4,4:4,4:4"},
 		{"sos:gilbert", "mesh:16x8"}, {"sos:snake:ring", "mesh:10x7"}, {"scbt", "mesh:8x4"}, {"plas", "mesh:6x7"},
 		{"bf:hilbert-trunc", "mesh:40x30"},
+		{"mbs", "mesh:8x8"}, {"mbs", "mesh:7x5x2"}, {"mbs", "mesh:40x30"}, {"mbs", "mesh:128x5"}, {"mbs", "torus:13x11"},
 	}
 	histories := 16
 	if testing.Short() {
@@ -68,10 +91,12 @@ func TestMaskViewsMatchAllocateWithoutCurves(t *testing.T) {
 // nodes): every job where AllocateWithout places it, also with random nodes
 // kept away besides a partition's outside, and the free states the
 // reference's (internal/masktest.LockstepBulk), for MC1x1 (plain, greedy, with
-// tie-breaking), MC, MM, MM+Inc, Gen-Alg on grids and a network, opt, and MBS
+// tie-breaking), MC, MM, MM+Inc, Gen-Alg on grids and a network, opt, MBS
 // (its free blocks made anew from the free nodes of the root blocks changed), on
 // meshes and tori of one to four dimensions, first sides shorter and longer
-// than a word, sizes multiple of 64 and not.
+// than a word, sizes multiple of 64 and not; and the non-contiguous binary
+// trees (each node a leaf block, the tree's counts made again over the span of
+// the leaves changed: BinaryTree.setLeaves).
 func TestMaskBulkMatchesAllocateWithoutCenters(t *testing.T) {
 	cases := []struct{ spec, m string }{
 		{"mc1x1", "mesh:9x8"}, {"mc1x1", "mesh:40x30"}, {"mc1x1", "mesh:128x5"}, {"mc1x1", "mesh:70x9"},
@@ -82,6 +107,7 @@ func TestMaskBulkMatchesAllocateWithoutCenters(t *testing.T) {
 		{"mm", "mesh:7x6"}, {"mminc", "mesh:4x4x3"}, {"genalg", "torus:6x5"}, {"genalg", "fattree:4,4:4,4:4"},
 		{"opt", "mesh:5x4"}, {"mbs", "mesh:8x8"}, {"mbs", "mesh:7x5x2"}, {"mbs", "mesh:40x30"}, {"mbs", "mesh:128x5"},
 		{"mbs", "torus:13x11"},
+		{"ind-bt", "mesh:8x8"}, {"d-sbt:4", "mesh:8x4:io=left"}, {"ind-dbt:1/4", "mesh:32x16"}, {"d-bt", "mesh:16x16"},
 	}
 	histories := 8
 	if testing.Short() {
@@ -111,9 +137,9 @@ func lockstepEach(t *testing.T, cases []struct{ spec, m string }, histories int,
 				if err != nil {
 					t.Fatalf("%s on %s: %v", c.spec, c.m, err)
 				}
-				oc, ok := a.(alloc.Occupier)
-				if !ok {
-					t.Fatalf("%s on %s is not an Occupier", c.spec, c.m)
+				oc, err := alloc.ForPartitions(a)
+				if err != nil {
+					t.Fatalf("%s on %s: %v", c.spec, c.m, err)
 				}
 				pair[i] = oc
 			}

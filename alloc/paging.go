@@ -150,7 +150,7 @@ func (a *Paging) takePage(r int) {
 // (NoRestriction).
 func (a *Paging) whyNoOccupy() string {
 	curve, _, _ := cutLast(a.name, ":")
-	return fmt.Sprintf("it gives jobs whole pages of %dx%d nodes, so a single node cannot be busy apart from its page (a job's release frees its pages whole); with pages of one node (%s:0) it keeps nodes busy", a.side, a.side, curve)
+	return fmt.Sprintf("it gives jobs whole pages of %dx%d nodes, so a single node cannot be busy apart from its page (a job's release frees its pages whole; a replay's partitions take it through alloc.ForPartitions, a page holding a node kept away not offered); with pages of one node (%s:0) it keeps nodes busy", a.side, a.side, curve)
 }
 
 // pagingNodes is Paging with pages of one node (s = 0, the sorted free list

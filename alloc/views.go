@@ -131,3 +131,33 @@ func stateOp(st *State, nodes []int, free bool) error {
 	}
 	return st.Take(nodes)
 }
+
+// switchView is an allocator's UseView (Viewer) when it keeps each view's free
+// state in views (views[v], of type F): view v made current in the book, the
+// current state saved as the old view's and v's loaded, then caught up with the
+// machine (catchUp). The curve allocators' and MBS's.
+func switchView[F any](b *viewBook, name string, views []F, v int, save func() F, load func(F), catchUp func(int) error) error {
+	if v == b.cur {
+		return nil
+	}
+	old := b.cur
+	if err := b.use(name, v); err != nil {
+		return err
+	}
+	views[old] = save()
+	load(views[v])
+	return catchUp(v)
+}
+
+// endViews is such an allocator's DropViews: view 0's state (the whole
+// machine's) loaded and caught up when another view is current, the book
+// dropped. The caller forgets its views.
+func endViews[F any](b *viewBook, views []F, load func(F), catchUp func(int) error) {
+	if b.cur != 0 {
+		load(views[0])
+		if err := catchUp(0); err != nil {
+			panic(err.Error()) // catchUp's nodes come from the view's own bitmap
+		}
+	}
+	b.drop()
+}

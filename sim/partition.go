@@ -40,7 +40,10 @@ import (
 //     the curve and center-based allocators, mbs, paging with pages of one
 //     node and the non-contiguous binary trees, each deciding as if jobs held
 //     the nodes kept away: TestMaskMatchesAllocateWithoutEveryOccupier,
-//     TestOccupyIsTakenByJobs). With an allocator that
+//     TestOccupyIsTakenByJobs; bt, sbt, dbt and paging with pages of several
+//     nodes through their alloc.ForPartitions view, always with a mask, which
+//     holds again the nodes kept away of a job's block or pages its release
+//     frees: TestBlockOccupiersMatchPlainModel). With an allocator that
 //     keeps a view per partition (alloc.Viewer: the Slurm emulations and the
 //     curve allocators, whose incremental free state is kept per partition,
 //     alloc/slurm_view.go, alloc/curve_view.go) the
@@ -90,6 +93,9 @@ type partitions struct {
 	mask    *alloc.Mask
 	cur     string
 	entered bool
+	// occ is the Occupier the replay uses in place of Config.Alloc (its
+	// alloc.ForPartitions view; nil: Config.Alloc).
+	occ alloc.Occupier
 	// perJob under a queue scheduler (sched.go): the counts it decides by.
 	q *partCounts
 	// scratch of enter with nodes blocked besides the partition's outside
@@ -194,7 +200,21 @@ func newPartitions(jobs []Job, cfg Config) (*partitions, error) {
 	if cfg.Comm != nil || cfg.Baseline != nil {
 		return nil, errors.New("sim: partitions are replayed without a communication model or an exact baseline")
 	}
-	if len(pt.jobsIn) == 1 && !perJob {
+	// An allocator whose unit is larger than a node (bt, sbt, dbt, paging with
+	// pages of several nodes) is replayed through its alloc.BlockOccupier view,
+	// always with a mask: a job's release frees its whole block or pages, so the
+	// nodes of it kept away are held again after each release (alloc.Mask).
+	if _, ok := cfg.Alloc.(alloc.Occupier); !ok {
+		if _, placer := cfg.Alloc.(alloc.Placer); !placer {
+			oc, err := alloc.ForPartitions(cfg.Alloc)
+			if err != nil {
+				return nil, fmt.Errorf("sim: cannot keep jobs in their partitions: allocator %w", err)
+			}
+			pt.occ, cfg.Alloc = oc, oc
+		}
+	}
+	_, blocks := cfg.Alloc.(alloc.BlockOccupier)
+	if len(pt.jobsIn) == 1 && !perJob && !blocks {
 		for name := range pt.jobsIn {
 			pt.fixed = pt.away[name]
 		}

@@ -658,6 +658,9 @@ func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Resul
 	if err != nil {
 		return nil, err
 	}
+	if pt != nil && pt.occ != nil {
+		cfg.Alloc = pt.occ // bt, sbt, dbt, paging: their view for partitions
+	}
 	stream := cfg.NoPerJob && cfg.Comm == nil && cfg.Sched != SchedAsRun
 	total := len(jobs)
 	if rs != nil {

@@ -287,16 +287,28 @@ func (p *placer) willRunIn(head int, now int64, running *runSet, ahead []placedR
 	var away []int
 	var awayOf uint64
 	awayOK := false
+	// With an allocator whose release frees a job's whole block or pages
+	// (alloc.BlockOccupier) a job's nodes are released whole and the free
+	// nodes outside the partition held again, as the mask does.
+	bo, blocks := c.(alloc.BlockOccupier)
 	j := 0
 	for _, t := range times {
+		released := false
 		for ; j < len(p.ends) && p.ends[j].estEnd <= t; j++ {
 			p.held = p.held[:0]
 			for _, v := range p.tab.at(p.ends[j].job).Nodes {
-				if in[v>>6]>>(v&63)&1 != 0 {
+				if blocks || in[v>>6]>>(v&63)&1 != 0 {
 					p.held = append(p.held, v)
 				}
 			}
 			if err := c.Release(p.held); err != nil {
+				return placedResv{}, false, fmt.Errorf("sim: internal error: will-run test: %w", err)
+			}
+			released = true
+		}
+		if blocks && released {
+			var err error
+			if p.held, err = alloc.HoldFreeIn(bo, p.parts.out[r.Partition], p.held); err != nil {
 				return placedResv{}, false, fmt.Errorf("sim: internal error: will-run test: %w", err)
 			}
 		}

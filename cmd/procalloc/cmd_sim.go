@@ -384,7 +384,9 @@ outside a job's partition are marked busy for its decision, and it decides as if
 held them): Slurm's selection (slurm:...), as-run, the curve allocators, scbt, plas,
 paging:CURVE:0, the center-based ones (mc1x1 and its variants, mc, mm, mminc, genalg,
 opt), mbs and the non-contiguous binary trees (ind-*, d-*); bt, sbt, dbt (a job's whole
-block is freed with it) and paging with pages of several nodes are refused, saying why.
+block is freed with it) and paging with pages of several nodes too, the nodes of a
+freed block or page outside the partition held again (a job no block or set of whole
+pages of its partition holds stops the replay, naming it).
 With jobs of several partitions, fcfs and cplant take each partition's front in
 queue order as Slurm's main scheduler does (job_scheduler.c _schedule): a front that
 cannot start holds its partition's later jobs and keeps the later fronts off its

@@ -63,7 +63,9 @@ func rowsOutside(t *testing.T, rows string, parts []string, in map[string][2]int
 // TestSimPartitionsCLI: sim --slurm-conf with an sacct history of three
 // overlapping partitions under fcfs, cplant and easy: exit 0, every job on nodes
 // of its partition (--per-job), with Slurm's selection and with allocators of
-// the other families; bt and paging with pages of 2x2 refused, saying why; a job that ran outside its partition, or
+// the other families, and with bt, sbt, dbt and paging with pages of 2x2 on
+// partitions they can hold (a job no block of its partition holds refused,
+// saying so); a job that ran outside its partition, or
 // larger than it, an error naming the trace's line; a job of a partition
 // slurm.conf lacks replayed in the default one with a warning.
 func TestSimPartitionsCLI(t *testing.T) {
@@ -98,13 +100,33 @@ func TestSimPartitionsCLI(t *testing.T) {
 			t.Errorf("%s, %s: %s", sched, c.alloc, bad)
 		}
 	}
-	// bt frees a job's whole block with it, and paging:CURVE:1 whole pages:
-	// refused, saying why (help sim)
-	for alloc, want := range map[string]string{"bt": "reserves a whole block", "paging:hilbert:1": "whole pages of 2x2 nodes"} {
-		code, _, stderr := runCLI(t, "", "sim", "--trace", trace, "--machine", "mesh:4x4", "--hostlist", "node[01-16]", "--slurm-conf", conf, "--sched", "fcfs", "--alloc", alloc)
-		if code != 1 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "cannot keep jobs in their partitions") {
-			t.Errorf("%s: exit %d, want 1 saying %q: %s", alloc, code, want, stderr)
+	// bt, sbt, dbt (a job's whole block freed with it) and paging with pages
+	// of 2x2 nodes (whole pages) through their partition view
+	// (alloc.ForPartitions): on mesh:2x8, whose partitions debug (the first 8
+	// nodes) and gpu (the last 8) are blocks of the division tree and whole
+	// pages, every job in its partition; with the partitions above, a job of 2
+	// nodes in debug (one row of mesh:4x4) fits no block: refused, saying so.
+	conf2 := filepath.Join(dir, "blocks.conf")
+	os.WriteFile(conf2, []byte("NodeName=node[01-16] CPUs=1\nPartitionName=batch Nodes=ALL Default=YES\nPartitionName=debug Nodes=node[01-08]\nPartitionName=gpu Nodes=node[09-16]\n"), 0o644)
+	in2 := map[string][2]int{"batch": {1, 16}, "debug": {1, 8}, "gpu": {9, 16}}
+	trace2 := filepath.Join(dir, "sacct2.txt")
+	os.WriteFile(trace2, []byte(partHistory(parts, in2, 60, time.Minute, func(i, lo, hi, k int) int { return lo })), 0o644)
+	for _, c := range []struct{ sched, alloc string }{
+		{"fcfs", "bt"}, {"easy", "sbt:2"}, {"cplant", "dbt:1/2"}, {"easy", "paging:hilbert-trunc:1"}, {"fcfs", "paging:snake:1"},
+	} {
+		rows := filepath.Join(dir, c.sched+"-blocks.csv")
+		code, out, stderr := runCLI(t, "", "sim", "--trace", trace2, "--machine", "mesh:2x8", "--hostlist", "node[01-16]", "--slurm-conf", conf2,
+			"--sched", c.sched, "--alloc", c.alloc, "--per-job", rows, "--json")
+		if code != 0 || !strings.Contains(out, `"jobs": 60`) {
+			t.Fatalf("%s, %s: exit %d, %s %s", c.sched, c.alloc, code, out, stderr)
 		}
+		for _, bad := range rowsOutside(t, rows, parts, in2) {
+			t.Errorf("%s, %s: %s", c.sched, c.alloc, bad)
+		}
+	}
+	code, _, stderr := runCLI(t, "", "sim", "--trace", trace, "--machine", "mesh:4x4", "--hostlist", "node[01-16]", "--slurm-conf", conf, "--sched", "fcfs", "--alloc", "bt")
+	if want := "cannot place the job even on the empty machine"; code != 1 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "external fragmentation") {
+		t.Errorf("bt with a partition of one row: exit %d, want 1 saying %q: %s", code, want, stderr)
 	}
 	for _, c := range []struct{ old, new, want string }{
 		{"|debug|node[01-01]", "|debug|node[05-05]", "ran on node05, which is not in its partition debug"},
@@ -126,7 +148,7 @@ func TestSimPartitionsCLI(t *testing.T) {
 	// the default partition: replayed there, with a warning (sim.AssignPartitions).
 	removed := filepath.Join(dir, "removed.txt")
 	os.WriteFile(removed, []byte(strings.Replace(history, "|debug|node[01-01]", "|long|node[01-01]", 1)), 0o644)
-	code, _, stderr := runCLI(t, "", "sim", "--trace", removed, "--machine", "mesh:4x4", "--hostlist", "node[01-16]", "--slurm-conf", conf, "--sched", "easy", "--alloc", "slurm:consec")
+	code, _, stderr = runCLI(t, "", "sim", "--trace", removed, "--machine", "mesh:4x4", "--hostlist", "node[01-16]", "--slurm-conf", conf, "--sched", "easy", "--alloc", "slurm:consec")
 	if want := "1 jobs of the history ran in partitions " + conf + " does not have (long (line "; code != 0 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "replayed in the default partition batch") {
 		t.Errorf("a job of partition long: exit %d, want 0 and %q: %s", code, want, stderr)
 	}

@@ -23,7 +23,8 @@ import (
 // give the same nodes or the same error, and at the end, with the mask cleared,
 // the two free states must be equal. It returns the decisions compared.
 // Half the histories hide got's AppendFreeIn and bitmap path (BulkOccupier), so
-// that Set's per-node path is played too. ref and got must be two allocators in the same state (both empty, typically).
+// that Set's per-node path is played too. got may be an alloc.BlockOccupier (bt,
+// paging with pages of several nodes: alloc.ForPartitions), ref then its twin. ref and got must be two allocators in the same state (both empty, typically).
 func Lockstep(t testing.TB, rng *rand.Rand, ref, got alloc.Occupier, steps int, what string) int {
 	t.Helper()
 	return lockstep(t, rng, ref, got, steps, what, plain)
@@ -118,6 +119,9 @@ func lockstep(t testing.TB, rng *rand.Rand, ref, got alloc.Occupier, steps int, 
 		}
 	} else if mode == plain && rng.IntN(2) == 0 {
 		got = isFreeOnly{got} // Mask.Set's per-node path (no AppendFreeIn)
+		if b, ok := got.(isFreeOnly).Occupier.(alloc.BlockOccupier); ok {
+			got = isFreeOnlyBlocks{b} // still a BlockOccupier (its release frees blocks)
+		}
 	}
 	var running [][]int
 	var curAway []int // the last set given the mask, as a list and as a bitmap
@@ -190,6 +194,10 @@ func lockstep(t testing.TB, rng *rand.Rand, ref, got alloc.Occupier, steps int, 
 // isFreeOnly hides an allocator's AppendFreeIn and bitmap path
 // (alloc.BulkOccupier): Mask.Set then asks IsFree node by node.
 type isFreeOnly struct{ alloc.Occupier }
+
+// isFreeOnlyBlocks is isFreeOnly for an alloc.BlockOccupier (bt, paging with
+// pages of several nodes), which the mask must still know for one.
+type isFreeOnlyBlocks struct{ alloc.BlockOccupier }
 
 // withRandomNodes returns the nodes of bm (nil: none) and about a fifth of the
 // others, as a list and as a new bitmap.
