@@ -183,3 +183,33 @@ func TestReadSacctMaxHostsKeepsNormalHistories(t *testing.T) {
 		}
 	}
 }
+
+// A NodeName line's per-node lists (NodeAddr=, NodeHostname=, BcastAddr=, Port=)
+// are counted against the line's names before they are made: NodeAddr=a[0-4194303]
+// on a line of one node made 4,194,304 names to refuse them.
+func TestPerNodeListsCountedFirst(t *testing.T) {
+	huge := fmt.Sprintf("a[0-%d]", hostlist.MaxHosts-1)
+	for _, c := range []struct{ line, want string }{
+		{"NodeName=n1 NodeAddr=" + huge, fmt.Sprintf("gives %d values for 1 node names (more)", hostlist.MaxHosts)},
+		{"NodeName=n[1-2] NodeHostname=" + huge, fmt.Sprintf("gives %d values for 2 node names (more)", hostlist.MaxHosts)},
+		{"NodeName=n[1-2] Port=1-4194303", "has 4194303 ports for 2 node names"},
+	} {
+		conf, err := ReadConf([]byte(c.line + "\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		allocs := testing.AllocsPerRun(1, func() { _, err = conf.Nodes() })
+		if err == nil || !strings.Contains(err.Error(), c.want) || allocs > 1000 {
+			t.Errorf("%.40s...: %v (%.0f allocations), want %q", c.line, err, allocs, c.want)
+		}
+	}
+	// One value, or one per node, as before.
+	conf, err := ReadConf([]byte("NodeName=n[1-3] NodeAddr=a[1-3] Port=7001-7003\nNodeName=m[1-2] NodeAddr=b\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes, err := conf.Nodes()
+	if err != nil || len(nodes) != 5 {
+		t.Fatalf("%v, %d nodes", err, len(nodes))
+	}
+}
