@@ -59,7 +59,8 @@ func sacctSeeds() []string {
 //   - a job has Procs >= 1, NNodes names as many hosts as its NodeList when the
 //     header has NNodes, starts at or after it arrives, values within the converted
 //     reader's range, jobs in arrival order, and its line is one of its records;
-//   - SkipBad changes nothing on an input read without it;
+//   - SkipBad changes nothing on an input read without it, nor does a machine of
+//     as many hosts as the longest NodeList (ReadOptions.MaxHosts);
 //   - the jobs written back as sacct rows (UTC, ElapsedRaw, Timelimit, NCPUS) read
 //     back to the same jobs, and written in the converted format read back too.
 func FuzzReadSacct(f *testing.F) {
@@ -107,6 +108,20 @@ func FuzzReadSacct(f *testing.F) {
 		checkSacctTrace(t, tr, lines, header, records)
 		if len(tr.Jobs) == 0 {
 			return
+		}
+
+		// Read for a machine of as many hosts as the longest list: the same trace
+		// (NodeLists are counted against the machine: ReadOptions.MaxHosts).
+		longest := 0
+		for _, j := range tr.Jobs {
+			longest = max(longest, j.NodeList.Len())
+		}
+		if longest > 0 {
+			fits := opt
+			fits.MaxHosts = longest
+			if trFits, err := ReadTrace(bytes.NewReader(data), fits); err != nil || !reflect.DeepEqual(tr, trFits) {
+				t.Fatalf("read for a machine of %d hosts, the longest list: %v\n%+v\n%+v", longest, err, tr, trFits)
+			}
 		}
 
 		// Written back as sacct rows, the jobs read back the same.

@@ -66,6 +66,7 @@ func TestReadSacctNodeListCountedFirst(t *testing.T) {
 		}
 	}
 	// Reading them made 4 names, not 4 million (before: 4,194,304 and more each).
+	t.Logf("8 lines of %s on a machine of 16: %d bytes, %.0f allocations", huge, bytes, allocs)
 	if bytes > 1<<20 || allocs > 2000 {
 		t.Errorf("8 lines of %s on a machine of 16: %d bytes, %.0f allocations", huge, bytes, allocs)
 	}
@@ -89,6 +90,7 @@ func TestReadSacctNodeListCountedFirst(t *testing.T) {
 	if !errors.As(err, &le) || le.Line != 2 || !strings.Contains(err.Error(), fmt.Sprintf("job 1: NodeList names %d hosts, more than %d", MaxHistoryHosts+1, MaxHistoryHosts)) {
 		t.Errorf("no machine, %s: %v", over, err)
 	}
+	t.Logf("no machine, %s: %d bytes, %.0f allocations", over, bytes, allocs)
 	if bytes > 1<<20 || allocs > 2000 {
 		t.Errorf("no machine, %s: %d bytes, %.0f allocations", over, bytes, allocs)
 	}
@@ -110,10 +112,19 @@ func TestReadSacctHistoryHostsBounded(t *testing.T) {
 	for i := range MaxHistoryHosts/per + 2 {
 		rows = append(rows, [2]string{fmt.Sprint(per), fmt.Sprintf("p%d_[0-%d]", i, per-1)})
 	}
-	_, err := ReadSacct(strings.NewReader(sacctOf("NNodes", rows...)), SacctOptions{Location: time.UTC, MaxHosts: per})
-	want := fmt.Sprintf("line %d: job %d: its NodeList brings the history's distinct host names to %d, more than %d", MaxHistoryHosts/per+2, MaxHistoryHosts/per+1, MaxHistoryHosts+per, MaxHistoryHosts)
+	text := sacctOf("NNodes", rows...)
+	_, err := ReadSacct(strings.NewReader(text), SacctOptions{Location: time.UTC, MaxHosts: per})
+	want := fmt.Sprintf("line %d: job %d: NodeList of %d hosts, with the %d distinct hosts of the records before: more than %d", MaxHistoryHosts/per+2, MaxHistoryHosts/per+1, per, MaxHistoryHosts, MaxHistoryHosts)
 	if err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("%d lines of %d new names: %v, want %q", len(rows), per, err, want)
+	}
+	// Skipped with SkipBad, the table within the bound; a list of names met
+	// before, once the table is full, is counted as new and skipped too (the
+	// bound is checked before the names are looked up).
+	text += sacctOf("NNodes", [2]string{fmt.Sprint(per), "p0_[0-131071]"})[len("JobIDRaw|Submit|Start|End|NNodes|State|NodeList\n"):]
+	sa, err := ReadSacct(strings.NewReader(text), SacctOptions{Location: time.UTC, MaxHosts: per, SkipBad: true})
+	if err != nil || sa.Hosts.Len() != MaxHistoryHosts || sa.Bad != 3 || len(sa.Jobs) != len(rows)-2 {
+		t.Errorf("with SkipBad: %v, %d hosts, %d bad, %d jobs", err, sa.Hosts.Len(), sa.Bad, len(sa.Jobs))
 	}
 }
 

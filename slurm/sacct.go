@@ -61,10 +61,10 @@ type SacctOptions struct {
 }
 
 // MaxHistoryHosts bounds the distinct host names of a history's NodeLists
-// (Sacct.Hosts; more is an error naming the record that adds them), or
-// SacctOptions.MaxHosts when that is larger, and one NodeList's names when the
-// machine is not known: MaxConfNodes, five times the largest machine procalloc is
-// built for, some 130 MB of names.
+// (Sacct.Hosts), or SacctOptions.MaxHosts when that is larger: a record whose
+// list, its names counted as new, would pass it is malformed. It bounds one
+// NodeList's names too when the machine is not known. It is MaxConfNodes, five
+// times the largest machine procalloc is built for, some 130 MB of names.
 const MaxHistoryHosts = MaxConfNodes
 
 // DefaultMaxJobs is the number of jobs ReadSacct keeps at most unless
@@ -486,15 +486,19 @@ func ReadSacct(r io.Reader, opt SacctOptions) (*Sacct, error) {
 				continue
 			}
 			switch {
+			case count <= maxList && t.Hosts.Len()+count > maxNames:
+				// Before the names are added (counting the list's names all new),
+				// so that the table stays within the bound, SkipBad or not.
+				if err := bad(fmt.Errorf("job %s: NodeList of %d hosts, with the %d distinct hosts of the records before: more than %d (slurm.MaxHistoryHosts), more hosts than a machine has", textin.Clip(id), count, t.Hosts.Len(), maxNames)); err != nil {
+					return nil, err
+				}
+				continue
 			case count <= maxList:
 				if j.NodeList, err = t.Hosts.Parse(v); err != nil { // unreachable: counted
 					if err := bad(fmt.Errorf("NodeList: %w", err)); err != nil {
 						return nil, err
 					}
 					continue
-				}
-				if t.Hosts.Len() > maxNames {
-					return nil, fmt.Errorf("line %d: job %s: its NodeList brings the history's distinct host names to %d, more than %d (slurm.MaxHistoryHosts): the NodeLists name more hosts than a machine has", line, textin.Clip(id), t.Hosts.Len(), maxNames)
 				}
 			case opt.MaxHosts <= 0:
 				if err := bad(fmt.Errorf("job %s: NodeList names %d hosts, more than %d, the most a history read here may list in one job (slurm.MaxHistoryHosts; a typo?)", textin.Clip(id), count, maxList)); err != nil {
