@@ -60,7 +60,7 @@ func sacctSeeds() []string {
 //     header has NNodes, starts at or after it arrives, values within the converted
 //     reader's range, jobs in arrival order, and its line is one of its records;
 //   - SkipBad changes nothing on an input read without it, nor does a machine of
-//     as many hosts as the longest NodeList (ReadOptions.MaxHosts);
+//     as many hosts as the longest NodeList of a record (ReadOptions.MaxHosts);
 //   - the jobs written back as sacct rows (UTC, ElapsedRaw, Timelimit, NCPUS) read
 //     back to the same jobs, and written in the converted format read back too.
 func FuzzReadSacct(f *testing.F) {
@@ -116,11 +116,22 @@ func FuzzReadSacct(f *testing.F) {
 			return
 		}
 
-		// Read for a machine of as many hosts as the longest list: the same trace
-		// (NodeLists are counted against the machine: ReadOptions.MaxHosts).
-		longest := 0
-		for _, j := range tr.Jobs {
-			longest = max(longest, j.NodeList.Len())
+		// Read for a machine of as many hosts as the longest list of a record (a
+		// record dropped later, such as a requeued job's earlier run, too): the
+		// same trace (NodeLists are counted against the machine:
+		// ReadOptions.MaxHosts).
+		longest, nodeCol := 0, -1
+		for i, h := range strings.Split(strings.TrimRight(strings.TrimPrefix(lines[header-1], textin.BOM), "\r"), "|") {
+			if strings.TrimSpace(h) == "NodeList" {
+				nodeCol = i // the last of repeated names, as ReadSacct's columns
+			}
+		}
+		for _, l := range lines[header:] {
+			if f := strings.Split(strings.TrimRight(l, "\r"), "|"); nodeCol >= 0 && nodeCol < len(f) {
+				if n, err := hostlist.Count(f[nodeCol]); err == nil {
+					longest = max(longest, n)
+				}
+			}
 		}
 		if longest > 0 {
 			fits := opt
