@@ -26,7 +26,7 @@ func FuzzReadHostNames(f *testing.F) {
 		if len(data) > 1<<14 {
 			return
 		}
-		names, err := ReadHostNames(context.Background(), bytes.NewReader(data))
+		names, err := ReadHostNames(context.Background(), bytes.NewReader(data), 0)
 		if err != nil {
 			if m := lineRef.FindStringSubmatch(err.Error()); m != nil {
 				n, _ := strconv.Atoi(m[1])
@@ -52,7 +52,7 @@ func FuzzReadHostNames(f *testing.F) {
 			}
 			seen[h] = true
 		}
-		back, err := ReadHostNames(context.Background(), strings.NewReader(strings.Join(names, "\n")+"\n"))
+		back, err := ReadHostNames(context.Background(), strings.NewReader(strings.Join(names, "\n")+"\n"), 0)
 		if err != nil || !slices.Equal(back, names) {
 			t.Fatalf("written back and read: %q, %v; want %q", back, err, names)
 		}
@@ -69,7 +69,7 @@ func TestReadHostNamesControlCharacters(t *testing.T) {
 		"h1\nh2\nh\x7f\n":        `line 3: host name "h\x7f" holds the control character U+007F`,
 		"h1\r\nh2\r\n\r\n\x01\n": `line 4: host name "\x01" holds the control character U+0001`,
 	} {
-		if names, err := ReadHostNames(context.Background(), strings.NewReader(in)); err == nil || !strings.Contains(err.Error(), want) {
+		if names, err := ReadHostNames(context.Background(), strings.NewReader(in), 0); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %q, %v; want an error %q", in, names, err, want)
 		}
 	}

@@ -540,8 +540,14 @@ const (
 // host names in node-index order; a name given twice is an error naming it. It looks
 // at ctx every few thousand names (hostlist.ExpandContext): a cancelled ctx returns
 // context.Cause(ctx) itself, which the caller wraps with where the expression came
-// from.
-func ExpandHostNames(ctx context.Context, expr string) ([]string, error) {
+// from. With most > 0 (the machine's nodes) an expression of more names is refused
+// from its count, before a name is made.
+func ExpandHostNames(ctx context.Context, expr string, most int) ([]string, error) {
+	if most > 0 {
+		if n, err := hostlist.Count(expr); err == nil && n > most {
+			return nil, fmt.Errorf("%d host names for a machine of %d nodes", n, most)
+		}
+	}
 	names, err := hostlist.ExpandContext(ctx, expr)
 	if err != nil {
 		return nil, err
@@ -570,7 +576,13 @@ func ExpandHostNames(ctx context.Context, expr string) ([]string, error) {
 // (hostlist.ExpandContext) and every few thousand names: a cancelled ctx returns
 // its cause (errors.Is), after the line whose hostlist it stopped; the caller adds
 // the file's name.
-func ReadHostNames(ctx context.Context, r io.Reader) ([]string, error) {
+//
+// With most > 0 (the machine's nodes, when the caller knows them) a line's hostlist
+// is counted before its names are made and refused when it brings the names to
+// more than most, so that a line such as n[0-4194303] costs a count, not half a
+// gigabyte of names (a name a line costs its bytes; the count of names is the
+// caller's to check).
+func ReadHostNames(ctx context.Context, r io.Reader, most int) ([]string, error) {
 	var names []string
 	seen := map[string]int{}
 	lines := textin.NewLinesMax(textin.Capped(textin.Decompress(textin.ContextReader(ctx, r)), maxHostNamesBytes, "the host names"), maxHostNamesLine)
@@ -586,7 +598,10 @@ func ReadHostNames(ctx context.Context, r io.Reader) ([]string, error) {
 		}
 		here := fs[:1]
 		if strings.ContainsAny(fs[0], "[,") {
-			var err error
+			n, err := hostlist.Count(fs[0])
+			if err == nil && most > 0 && len(names)+n > most {
+				return nil, fmt.Errorf("line %d: %d host names with the lines before, for a machine of %d nodes", line, len(names)+n, most)
+			}
 			if here, err = hostlist.ExpandContext(ctx, fs[0]); err != nil {
 				return nil, fmt.Errorf("line %d: %w", line, err)
 			}

@@ -178,22 +178,22 @@ func TestReadRankingFileDetectsFormat(t *testing.T) {
 }
 
 func TestReadHostNames(t *testing.T) {
-	names, err := ReadHostNames(context.Background(), strings.NewReader("# hosts\nalpha\n\nbeta # second\n"))
+	names, err := ReadHostNames(context.Background(), strings.NewReader("# hosts\nalpha\n\nbeta # second\n"), 0)
 	if err != nil || !slices.Equal(names, []string{"alpha", "beta"}) {
 		t.Errorf("%v %v", names, err)
 	}
-	if _, err := ReadHostNames(context.Background(), strings.NewReader("a\nb\na\n")); err == nil || !strings.Contains(err.Error(), "line 3") {
+	if _, err := ReadHostNames(context.Background(), strings.NewReader("a\nb\na\n"), 0); err == nil || !strings.Contains(err.Error(), "line 3") {
 		t.Errorf("duplicate: %v", err)
 	}
-	if names, err := ReadHostNames(context.Background(), strings.NewReader("n[1-3]\nm0\nm[001-002],x\n")); err != nil || strings.Join(names, " ") != "n1 n2 n3 m0 m001 m002 x" {
+	if names, err := ReadHostNames(context.Background(), strings.NewReader("n[1-3]\nm0\nm[001-002],x\n"), 0); err != nil || strings.Join(names, " ") != "n1 n2 n3 m0 m001 m002 x" {
 		t.Fatalf("hostlist lines: %v %v", names, err)
 	}
 	for _, bad := range []string{"n[3-1]\n", "n[1-2]\nn2\n", "n[0-99999999999999999999999]\n"} {
-		if _, err := ReadHostNames(context.Background(), strings.NewReader(bad)); err == nil || !strings.Contains(err.Error(), "line ") {
+		if _, err := ReadHostNames(context.Background(), strings.NewReader(bad), 0); err == nil || !strings.Contains(err.Error(), "line ") {
 			t.Errorf("%q: %v", bad, err)
 		}
 	}
-	if _, err := ReadHostNames(context.Background(), strings.NewReader("a b\n")); err == nil {
+	if _, err := ReadHostNames(context.Background(), strings.NewReader("a b\n"), 0); err == nil {
 		t.Errorf("two fields accepted")
 	}
 }
@@ -291,11 +291,11 @@ func TestExpandHostNamesStopsWhenCancelled(t *testing.T) {
 	expr := fmt.Sprintf("n[%05d-%05d]", 1, n)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if names, err := ExpandHostNames(ctx, expr); err != context.Canceled || names != nil {
+	if names, err := ExpandHostNames(ctx, expr, 0); err != context.Canceled || names != nil {
 		t.Fatalf("a cancelled context: %d names, error %v; want none and context.Canceled itself", len(names), err)
 	}
 	count := ctxtest.NewCounting()
-	names, err := ExpandHostNames(count, expr)
+	names, err := ExpandHostNames(count, expr, 0)
 	if err != nil || len(names) != n || names[n-1] != fmt.Sprintf("n%05d", n) {
 		t.Fatalf("a live context: %d names, %v", len(names), err)
 	}
@@ -304,11 +304,11 @@ func TestExpandHostNamesStopsWhenCancelled(t *testing.T) {
 		t.Fatalf("%d looks for %d names; want at least %d", looks, n, 3*n/4096)
 	}
 	for k := range looks {
-		if names, err := ExpandHostNames(ctxtest.StopAfter(k), expr); !errors.Is(err, context.Canceled) || names != nil {
+		if names, err := ExpandHostNames(ctxtest.StopAfter(k), expr, 0); !errors.Is(err, context.Canceled) || names != nil {
 			t.Fatalf("ended after %d of %d looks: %d names, error %v", k, looks, len(names), err)
 		}
 	}
-	if _, err := ExpandHostNames(context.Background(), "n[1-3],n2"); err == nil || !strings.Contains(err.Error(), "named twice") {
+	if _, err := ExpandHostNames(context.Background(), "n[1-3],n2", 0); err == nil || !strings.Contains(err.Error(), "named twice") {
 		t.Fatalf("a name twice: %v", err)
 	}
 }
@@ -333,7 +333,7 @@ func TestReadHostNamesAndRankingFilesStopWhenCancelled(t *testing.T) {
 	if err := os.WriteFile(hosts, []byte(fmt.Sprintf("# one line\nn[%06d-%06d]\n", 1, n)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	names, err := ExpandHostNames(context.Background(), fmt.Sprintf("n[%06d-%06d]", 1, n))
+	names, err := ExpandHostNames(context.Background(), fmt.Sprintf("n[%06d-%06d]", 1, n), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -372,7 +372,7 @@ func TestReadHostNamesAndRankingFilesStopWhenCancelled(t *testing.T) {
 				return 0, err
 			}
 			defer f.Close()
-			got, err := ReadHostNames(ctx, f)
+			got, err := ReadHostNames(ctx, f, 0)
 			if err == nil && !slices.Equal(got, names) {
 				return 0, fmt.Errorf("read %d names, not the expansion's %d", len(got), len(names))
 			}

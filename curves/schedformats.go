@@ -284,6 +284,11 @@ func readSchedulerFormat(r io.Reader, f Format, n int, hosts []string) (Order, e
 			}
 			expr.WriteString(l)
 		}
+		// Counted first: a count that is not the machine's is refused as
+		// OrderFromHostRanks refuses it, before a name is made.
+		if c, err := hostlist.Count(expr.String()); err == nil && c != n {
+			return nil, fmt.Errorf("%d hosts for a machine of %d nodes", c, n)
+		}
 		names, err := hostlist.Expand(expr.String())
 		if err != nil {
 			return nil, err

@@ -139,7 +139,7 @@ func (s *Spec) ResolveContext(ctx context.Context) ([]Warning, error) {
 		return nil, fieldErr("Machine", m.Spec(), "has %d nodes; a replay handles at most %d (the allocators keep several words per node)", m.N(), MaxNodes)
 	}
 	if s.HostsFile != "" || s.Hostlist != "" {
-		hosts, err := s.readHosts(ctx)
+		hosts, err := s.readHosts(ctx, m.N())
 		if err != nil && ctx.Err() != nil {
 			return nil, context.Cause(ctx) // as for a GraphFile: the names are not at fault
 		}
@@ -186,10 +186,11 @@ func (s *Spec) readGraph(ctx context.Context) (*topo.Graph, []Warning, error) {
 }
 
 // readHosts reads HostsFile or expands Hostlist: distinct names in node-index
-// order (their count is checked against the machine by Prepare).
-func (s *Spec) readHosts(ctx context.Context) ([]string, error) {
+// order, more than n (the machine's nodes) refused from their count before they
+// are made (fewer are refused by the caller).
+func (s *Spec) readHosts(ctx context.Context, n int) ([]string, error) {
 	if s.Hostlist != "" {
-		names, err := curves.ExpandHostNames(ctx, s.Hostlist)
+		names, err := curves.ExpandHostNames(ctx, s.Hostlist, n)
 		if err != nil {
 			return nil, &FileError{Field: "Hostlist", Path: s.Hostlist, Err: err}
 		}
@@ -200,7 +201,7 @@ func (s *Spec) readHosts(ctx context.Context) ([]string, error) {
 		return nil, err
 	}
 	defer r.Close()
-	names, err := curves.ReadHostNames(ctx, r)
+	names, err := curves.ReadHostNames(ctx, r, n)
 	if err != nil {
 		return nil, &FileError{Field: "HostsFile", Path: s.Path(s.HostsFile), Err: err}
 	}

@@ -59,7 +59,8 @@ func sacctSeeds() []string {
 //   - a job has Procs >= 1, NNodes names as many hosts as its NodeList when the
 //     header has NNodes, starts at or after it arrives, values within the converted
 //     reader's range, jobs in arrival order, and its line is one of its records;
-//   - SkipBad changes nothing on an input read without it;
+//   - SkipBad changes nothing on an input read without it, nor does a machine of
+//     as many hosts as the longest NodeList of a record (ReadOptions.MaxHosts);
 //   - the jobs written back as sacct rows (UTC, ElapsedRaw, Timelimit, NCPUS) read
 //     back to the same jobs, and written in the converted format read back too.
 func FuzzReadSacct(f *testing.F) {
@@ -89,9 +90,15 @@ func FuzzReadSacct(f *testing.F) {
 		trSkip, errSkip := ReadTrace(bytes.NewReader(data), skip)
 		if err != nil {
 			checkSacctError(t, err, lines, header)
-			var pe *ParseError
+			// A malformed record is skipped with SkipBad, which may then fail
+			// later only on what it cannot skip: a whole file's fault (two
+			// clusters, too many jobs, a line past the cap), not a record's.
+			var pe, peSkip *ParseError
 			if errors.As(err, &pe) && pe.Line != header && errSkip != nil {
-				t.Fatalf("record error %v, yet SkipBad fails too: %v", err, errSkip)
+				if errors.As(errSkip, &peSkip) && peSkip.Line != header {
+					t.Fatalf("record error %v, yet SkipBad fails on a record too: %v", err, errSkip)
+				}
+				checkSacctError(t, errSkip, lines, header)
 			}
 			if errSkip == nil {
 				if trSkip.Bad < 1 {
@@ -107,6 +114,31 @@ func FuzzReadSacct(f *testing.F) {
 		checkSacctTrace(t, tr, lines, header, records)
 		if len(tr.Jobs) == 0 {
 			return
+		}
+
+		// Read for a machine of as many hosts as the longest list of a record (a
+		// record dropped later, such as a requeued job's earlier run, too): the
+		// same trace (NodeLists are counted against the machine:
+		// ReadOptions.MaxHosts).
+		longest, nodeCol := 0, -1
+		for i, h := range strings.Split(strings.TrimRight(strings.TrimPrefix(lines[header-1], textin.BOM), "\r"), "|") {
+			if strings.TrimSpace(h) == "NodeList" {
+				nodeCol = i // the last of repeated names, as ReadSacct's columns
+			}
+		}
+		for _, l := range lines[header:] {
+			if f := strings.Split(strings.TrimRight(l, "\r"), "|"); nodeCol >= 0 && nodeCol < len(f) {
+				if n, err := hostlist.Count(f[nodeCol]); err == nil {
+					longest = max(longest, n)
+				}
+			}
+		}
+		if longest > 0 {
+			fits := opt
+			fits.MaxHosts = longest
+			if trFits, err := ReadTrace(bytes.NewReader(data), fits); err != nil || !reflect.DeepEqual(tr, trFits) {
+				t.Fatalf("read for a machine of %d hosts, the longest list: %v\n%+v\n%+v", longest, err, tr, trFits)
+			}
 		}
 
 		// Written back as sacct rows, the jobs read back the same.
@@ -221,14 +253,16 @@ func checkSacctTrace(t *testing.T, tr *Trace, lines []string, header, records in
 			t.Fatalf("job %+v: %d nodes listed, NNodes %d", j, j.NodeList.Len(), j.Procs)
 		}
 		// The Partition of the job's line, trimmed (a heterogeneous job's
-		// components' partitions follow it), and none without the column.
+		// components' partitions follow it, or stand alone when the first
+		// component's is empty: slurm's joinPartitions), and none without the
+		// column.
 		want := ""
 		if partCol >= 0 {
 			if f := strings.Split(strings.TrimRight(lines[j.Line-1], "\r"), "|"); partCol < len(f) {
 				want = strings.TrimSpace(f[partCol])
 			}
 		}
-		if j.Partition != want && !strings.HasPrefix(j.Partition, want+",") {
+		if j.Partition != want && !strings.HasPrefix(j.Partition, want+",") && (want != "" || tr.Joined == 0) {
 			t.Fatalf("job %+v: partition %q, its line's Partition is %q", j, j.Partition, want)
 		}
 	}

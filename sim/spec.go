@@ -439,6 +439,9 @@ func (s *Spec) ReadTraceContext(ctx context.Context) (*Trace, error) {
 		r = f
 	}
 	opt := ReadOptions{Format: s.Format, SkipBad: s.SkipBad, MaxJobs: s.MaxJobs}
+	if s.Machine != nil {
+		opt.MaxHosts = s.Machine.N() // resolved: NodeLists counted against it
+	}
 	if s.TimeZone != "" {
 		loc, err := time.LoadLocation(s.TimeZone)
 		if err != nil {

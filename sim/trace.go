@@ -81,6 +81,10 @@ type ReadOptions struct {
 	// Location is the time zone of an sacct trace's times (nil: time.Local, the
 	// zone of TZ); SWF traces carry theirs in their header.
 	Location *time.Location
+	// MaxHosts is the number of hosts of the machine the trace is replayed on
+	// (0: not known): an sacct NodeList naming more is counted, not read
+	// (slurm.SacctOptions.MaxHosts), so that its cost follows the machine.
+	MaxHosts int
 }
 
 // DefaultMaxJobs is the number of jobs a trace may have unless

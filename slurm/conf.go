@@ -821,12 +821,12 @@ func expandPort(v string, names int) ([]string, error) {
 	if v != "" && v[0] != '[' && strings.ContainsAny(v, "-,") {
 		v = "[" + v + "]"
 	}
-	vs, err := hostlist.Expand(v)
+	vs, count, err := perNodeExpand(v, names)
 	if err != nil {
 		return nil, fmt.Errorf("port list %s (Port=): %w", textin.Clip(v), err)
 	}
-	if len(vs) != 1 && len(vs) != names {
-		return nil, fmt.Errorf("port list %s (Port=) has %d ports for %d node names; Slurm wants one, or one per node", textin.Clip(v), len(vs), names)
+	if count != 1 && count != names {
+		return nil, fmt.Errorf("port list %s (Port=) has %d ports for %d node names; Slurm wants one, or one per node", textin.Clip(v), count, names)
 	}
 	for _, p := range vs {
 		if n, err := strconv.Atoi(p); err != nil || n <= 0 || n > 0xffff {
@@ -834,6 +834,19 @@ func expandPort(v string, names int) ([]string, error) {
 		}
 	}
 	return vs, nil
+}
+
+// perNodeExpand expands v, a per-node list of a NodeName line of names nodes, and
+// returns its count: a list of neither one value nor one per node is counted, not
+// made (nil values), for the caller's error (NodeAddr=a[0-4194303] on a line of one
+// node made 4,194,304 names to say so). Errors are hostlist.Expand's.
+func perNodeExpand(v string, names int) ([]string, int, error) {
+	n, err := hostlist.Count(v)
+	if err != nil || n != 1 && n != names {
+		return nil, n, err
+	}
+	vs, err := hostlist.Expand(v)
+	return vs, len(vs), err
 }
 
 // perNodeLists expands the per-node attributes of a NodeName line of names nodes
@@ -854,16 +867,16 @@ func perNodeLists(l *ConfLine, names int) (map[string][]string, error) {
 			out[lk] = vs
 			continue
 		}
-		vs, err := hostlist.Expand(v)
+		vs, count, err := perNodeExpand(v, names)
 		if err != nil {
 			return nil, &ConfError{File: l.File, Line: l.First, Msg: fmt.Sprintf("%s=%s: %v", key, textin.Clip(v), err), Err: err}
 		}
-		if len(vs) != 1 && len(vs) != names {
+		if count != 1 && count != names {
 			more := "more"
-			if len(vs) < names {
+			if count < names {
 				more = "fewer"
 			}
-			return nil, &ConfError{File: l.File, Line: l.First, Msg: fmt.Sprintf("%s=%s gives %d values for %d node names (%s); Slurm wants one, or one per node (slurmctld: \"%s count must equal that of NodeName records or there must be no more than one\")", key, textin.Clip(v), len(vs), names, more, key)}
+			return nil, &ConfError{File: l.File, Line: l.First, Msg: fmt.Sprintf("%s=%s gives %d values for %d node names (%s); Slurm wants one, or one per node (slurmctld: \"%s count must equal that of NodeName records or there must be no more than one\")", key, textin.Clip(v), count, names, more, key)}
 		}
 		out[lk] = vs
 	}

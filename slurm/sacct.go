@@ -47,7 +47,25 @@ type SacctOptions struct {
 	// MaxJobs bounds the records kept (0: DefaultMaxJobs); one more is an error,
 	// so that a huge or endless input fails clearly instead of exhausting memory.
 	MaxJobs int
+	// MaxHosts is the number of hosts of the machine the history is read for
+	// (0: not known). A NodeList is counted before a name of it is made, so that
+	// what a record costs follows the machine, not the names it lists (eight
+	// lines of n[0-4194303] took 35 s and 531 MB): one naming more than MaxHosts
+	// hosts is not read. Its job is then larger than the machine when its size
+	// (NNodes, else NCPUS) is too, and kept without a NodeList, for the replay to
+	// refuse or drop (sim's DropLarger) by its size like any job larger than the
+	// machine; otherwise the record is malformed (a *SacctLineError naming the
+	// job, or skipped with SkipBad). Without a machine, a NodeList of more than
+	// MaxHistoryHosts names is malformed.
+	MaxHosts int
 }
+
+// MaxHistoryHosts bounds the distinct host names of a history's NodeLists
+// (Sacct.Hosts), or SacctOptions.MaxHosts when that is larger: a record whose
+// list, its names counted as new, would pass it is malformed. It bounds one
+// NodeList's names too when the machine is not known. It is MaxConfNodes, five
+// times the largest machine procalloc is built for, some 130 MB of names.
+const MaxHistoryHosts = MaxConfNodes
 
 // DefaultMaxJobs is the number of jobs ReadSacct keeps at most unless
 // SacctOptions.MaxJobs says otherwise: more than the largest logs of the Parallel
@@ -85,7 +103,8 @@ type SacctJob struct {
 	Limit         int64 // seconds; -1 unknown (UNLIMITED, Partition_Limit)
 	Size          int   // NNodes, else NCPUS
 	// NodeList is sacct's NodeList as a list of Sacct.Hosts (in the expression's
-	// order); empty when the field is absent or empty.
+	// order); empty when the field is absent or empty, and for a job larger than
+	// the machine (SacctOptions.MaxHosts), whose list is not read.
 	NodeList hostlist.List
 	// Components is the number of components of a heterogeneous job (JobID
 	// 123+0, 123+1, ...) this job stands for, 1 for any other job (see ReadSacct).
@@ -226,6 +245,10 @@ func ReadSacct(r io.Reader, opt SacctOptions) (*Sacct, error) {
 	maxJobs := opt.MaxJobs
 	if maxJobs <= 0 {
 		maxJobs = DefaultMaxJobs
+	}
+	maxList, maxNames := opt.MaxHosts, max(MaxHistoryHosts, opt.MaxHosts)
+	if maxList <= 0 {
+		maxList = MaxHistoryHosts
 	}
 	t := &Sacct{Skipped: map[string]int{}, Impossible: map[string]int{}, Location: loc, Hosts: hostlist.NewTable()}
 	sc := bufio.NewScanner(r)
@@ -457,17 +480,39 @@ func ReadSacct(r io.Reader, opt SacctOptions) (*Sacct, error) {
 				continue
 			}
 			if _, nn := col["NNodes"]; nn && count != p {
-				if err := bad(fmt.Errorf("NodeList %s names %d nodes, NNodes says %d", v, count, p)); err != nil {
+				if err := bad(fmt.Errorf("NodeList %s names %d nodes, NNodes says %d", textin.Clip(v), count, p)); err != nil {
 					return nil, err
 				}
 				continue
 			}
-			if j.NodeList, err = t.Hosts.Parse(v); err != nil { // unreachable: counted
-				if err := bad(fmt.Errorf("NodeList: %w", err)); err != nil {
+			switch {
+			case count <= maxList && t.Hosts.Len()+count > maxNames:
+				// Before the names are added (counting the list's names all new),
+				// so that the table stays within the bound, SkipBad or not.
+				if err := bad(fmt.Errorf("job %s: NodeList of %d hosts, with the %d distinct hosts of the records before: more than %d (slurm.MaxHistoryHosts), more hosts than a machine has", textin.Clip(id), count, t.Hosts.Len(), maxNames)); err != nil {
+					return nil, err
+				}
+				continue
+			case count <= maxList:
+				if j.NodeList, err = t.Hosts.Parse(v); err != nil { // unreachable: counted
+					if err := bad(fmt.Errorf("NodeList: %w", err)); err != nil {
+						return nil, err
+					}
+					continue
+				}
+			case opt.MaxHosts <= 0:
+				if err := bad(fmt.Errorf("job %s: NodeList names %d hosts, more than %d, the most a history read here may list in one job (slurm.MaxHistoryHosts; a typo?)", textin.Clip(id), count, maxList)); err != nil {
+					return nil, err
+				}
+				continue
+			case p <= maxList:
+				if err := bad(fmt.Errorf("job %s: NodeList names %d hosts, more than the machine's %d, for a job of %d", textin.Clip(id), count, maxList, p)); err != nil {
 					return nil, err
 				}
 				continue
 			}
+			// Else a job larger than the machine: kept without its NodeList,
+			// refused or dropped by its size.
 		}
 		if digits := strings.FieldsFunc(id, func(r rune) bool { return r < '0' || r > '9' }); len(digits) > 0 {
 			if n, err := strconv.Atoi(digits[0]); err == nil {

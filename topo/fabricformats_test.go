@@ -208,7 +208,7 @@ func TestOPAReportRefusals(t *testing.T) {
 }
 
 // errLine is how a reader's error names the line; the few without one say why.
-var errLine = regexp.MustCompile(`^line \d+: |^no link found|^no <LinkSummary>|^no <Link>|^the <LinkSummary> counts|^line \d+ is longer|^no "Link Summary"|^no link in|^the Link Summary counts`)
+var errLine = regexp.MustCompile(`^line \d+: |^no link found|^no host in the |^no <LinkSummary>|^no <Link>|^the <LinkSummary> counts|^line \d+ is longer|^no "Link Summary"|^no link in|^the Link Summary counts`)
 
 // checkReaderError: an error names its line (or is one of the whole-file ones) and
 // quotes no more of the input than textin.Clip lets through.

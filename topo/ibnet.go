@@ -755,6 +755,11 @@ func ibFabric(ctx context.Context, nodes map[uint64]*ibNode, order []uint64, lin
 			}
 		}
 	}
+	if len(hostNames) == 0 {
+		// Said by the graph as "the network has no hosts", with no word of the
+		// file's nodes (FuzzReadSubnetLst: two switches cabled together).
+		return nil, fmt.Errorf("no host in the %s file, switches or routers only (%d): jobs are placed on hosts (a CA, an FI of Omni-Path)", text.tool, len(switchNames))
+	}
 	// One numbering whatever the dump's order: hosts, then switches, each in Slurm's
 	// node name order (see ibFabric's doc comment).
 	slices.SortFunc(hostNames, hostlist.NaturalCompare)

@@ -299,7 +299,9 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 					if err != nil {
 						return fmt.Errorf("--trace: %w", err) // as --slurm-conf and --topology-conf
 					}
-					tr, err := sim.ReadTrace(textin.ContextReader(lctx, r), sim.ReadOptions{})
+					// NodeLists counted against the network's hosts before a name is
+					// made (a job on more is refused by its size).
+					tr, err := sim.ReadTrace(textin.ContextReader(lctx, r), sim.ReadOptions{MaxHosts: m.N()})
 					r.Close()
 					if err != nil && lctx.Err() != nil {
 						return reading("reading the history (--trace "+*trace+")", err)

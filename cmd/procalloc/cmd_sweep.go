@@ -431,7 +431,7 @@ func runSweepItems(ctx context.Context, e *env, spec *sweep.Spec, todo []sweep.I
 			}
 			return &s, nil
 		},
-		Error: sweepSpecError, // errors name sim's flags
+		Error: func(it sweep.Item, err error) error { return sweepItemError(spec, it, err) },
 		// A failed write (a full disk) stops the items still running too: their
 		// results could not be kept.
 		Done: func(line sweep.Line) error {
@@ -886,6 +886,20 @@ func csvQuote(s string) string {
 		return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
 	}
 	return s
+}
+
+// sweepItemError is the error of item it that goes into its results line:
+// sweepSpecError's, and for a trace procalloc does not decompress (xz, zstd) the
+// command that decompresses it to a file first and replays the item from there,
+// as sim --trace FILE's hint (decompressHint) gives it: an item has no standard
+// input of its own.
+func sweepItemError(spec *sweep.Spec, it sweep.Item, err error) error {
+	err = sweepSpecError(err)
+	args := append([]string{"sim"}, it.Params.Args(spec.Dir)...)
+	if hint := decompressHintTo(err, args, true); hint != "" {
+		return fmt.Errorf("%w; %s (or list the decompressed file under the sweep file's traces)", err, hint)
+	}
+	return err
 }
 
 // sweepSpecError is specError for a sweep item, whose machine comes from the sweep

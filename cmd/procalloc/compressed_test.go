@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -373,6 +374,49 @@ func TestUnreadCompressionHint(t *testing.T) {
 		code, out, stderr := runCLI(t, string(trace), "sim", "--trace", "-", "--machine", "mesh:4x4", "--alloc", "bf:"+plainRank)
 		if _, body, _ := strings.Cut(out, "\n"); code != 0 || want == "" || body != want {
 			t.Errorf("the hint's command: exit %d, %s\n%s\nwant past the title\n%s", code, stderr, out, want)
+		}
+		// A trace named in a sweep file: its item fails with the command that
+		// decompresses it to a file and replays the item from there (no standard
+		// input reaches an item), which then gives the plain trace's replay.
+		sub := filepath.Join(dir, "sweep-"+tool.format)
+		if err := os.MkdirAll(sub, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		tracePath, plainTrace := filepath.Join(sub, "t.txt"+tool.ext), filepath.Join(sub, "t.txt")
+		sweepFile, results := filepath.Join(sub, "s.yaml"), filepath.Join(sub, "r.jsonl")
+		if err := os.WriteFile(tracePath, compress(trace), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(sweepFile, []byte("name: s\ntraces: [t.txt"+tool.ext+"]\nmachines: [mesh:4x4]\nallocators: [ff:snake]\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if code, _, stderr := runCLI(t, "", "sweep", sweepFile, "-o", results); code != 1 || !strings.Contains(stderr, "1 items failed") {
+			t.Fatalf("sweep of a %s trace: exit %d, %s", tool.format, code, stderr)
+		}
+		lines, err := os.ReadFile(results)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var line struct{ Error string }
+		if err := json.Unmarshal(lines, &line); err != nil {
+			t.Fatal(err)
+		}
+		prefix := fmt.Sprintf("; decompress it to a file first: %s -dc %s > %s && procalloc sim --trace %s --machine mesh:4x4 --alloc ff:snake ", tool.cmd, tracePath, plainTrace, plainTrace)
+		_, rest, ok := strings.Cut(line.Error, prefix)
+		command, _, ok2 := strings.Cut(rest, " (or list the decompressed file under the sweep file's traces)")
+		if !strings.Contains(line.Error, tool.format+"-compressed") || !ok || !ok2 {
+			t.Errorf("sweep item of a %s trace: error %q, want %q...", tool.format, line.Error, prefix)
+			continue
+		}
+		if err := os.WriteFile(plainTrace, trace, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		itemArgs := append([]string{"sim", "--trace", plainTrace, "--machine", "mesh:4x4", "--alloc", "ff:snake"}, strings.Fields(command)...)
+		_, want, _ = runCLI(t, string(trace), "sim", "--trace", "-", "--machine", "mesh:4x4", "--alloc", "ff:snake")
+		_, want, _ = strings.Cut(want, "\n")
+		code, out, stderr = runCLI(t, "", itemArgs...)
+		if _, body, _ := strings.Cut(out, "\n"); code != 0 || want == "" || body != want {
+			t.Errorf("the sweep hint's command %q: exit %d, %s\n%s\nwant past the title\n%s", itemArgs, code, stderr, out, want)
 		}
 	}
 }

@@ -66,17 +66,18 @@ func (h hostSource) quoted(err error) string {
 }
 
 // names returns the host names in node-index order, distinct (a name given twice is
-// an error naming it), without checking their count.
+// an error naming it), more than n refused from their count before they are made
+// (curves.ExpandHostNames, ReadHostNames); fewer are read's to refuse.
 // It looks at ctx while it expands or reads them: interrupted, it returns ctx's
 // cause after the flag and its value (not a usage error).
-func (h hostSource) names(ctx context.Context, e *env) ([]string, error) {
+func (h hostSource) names(ctx context.Context, e *env, n int) ([]string, error) {
 	var names []string
 	if h.expr != "" {
 		if strings.ContainsAny(h.expr, " \t\n") {
 			return nil, usagef("--hostlist %q: one hostlist expression, without spaces (a file of names goes to --hosts)", textin.Clip(h.expr))
 		}
 		var err error
-		if names, err = curves.ExpandHostNames(ctx, h.expr); err != nil && ctx.Err() != nil {
+		if names, err = curves.ExpandHostNames(ctx, h.expr, n); err != nil && ctx.Err() != nil {
 			return nil, fmt.Errorf("%s: %w", h, err)
 		} else if err != nil {
 			return nil, usagef("%s: %v", h.quoted(err), err)
@@ -87,7 +88,7 @@ func (h hostSource) names(ctx context.Context, e *env) ([]string, error) {
 			return nil, err
 		}
 		defer f.Close()
-		if names, err = curves.ReadHostNames(ctx, f); err != nil {
+		if names, err = curves.ReadHostNames(ctx, f, n); err != nil {
 			return nil, fmt.Errorf("%s: %w", h, err)
 		}
 	}
@@ -96,7 +97,7 @@ func (h hostSource) names(ctx context.Context, e *env) ([]string, error) {
 
 // read is names for a machine of n nodes: one name per node.
 func (h hostSource) read(ctx context.Context, e *env, n int) ([]string, error) {
-	names, err := h.names(ctx, e)
+	names, err := h.names(ctx, e, n)
 	if err != nil {
 		return nil, err
 	}

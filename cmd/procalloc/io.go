@@ -347,8 +347,15 @@ func (p *progress) Done() {
 // format's magic bytes; given as "-", the decompressor goes into the pipe. When
 // another argument reads standard input already, the file is decompressed to a
 // file first; so is a file named inside an argument (bf:FILE, paging:FILE:0). ""
-// when err is another error, or names no argument (a trace named in a sweep file).
+// when err is another error, or names no argument.
 func decompressHint(err error, args []string) string {
+	return decompressHintTo(err, args, false)
+}
+
+// decompressHintTo is decompressHint, giving with toFile the command that
+// decompresses the input to a file first, where no standard input reaches the
+// command (a sweep's item: sweepItemError).
+func decompressHintTo(err error, args []string, toFile bool) string {
 	var cs *textin.CompressedStartError
 	if !errors.As(err, &cs) || cs.Read || len(args) == 0 {
 		return ""
@@ -428,7 +435,7 @@ func decompressHint(err error, args []string) string {
 		return fmt.Sprintf("put %s into the pipe: ... | %s | %s", cs.Pipe, cs.Pipe, words(args))
 	}
 	again := slices.Clone(args)
-	if !stdinUsed {
+	if !stdinUsed && !toFile {
 		again[at] = prefix + "-"
 		// A ranking file's format may come from its name (r.ranks.xz: ranks), which
 		// standard input has not: say it.
@@ -447,5 +454,9 @@ func decompressHint(err error, args []string) string {
 		plain += ".txt"
 	}
 	again[at] = prefix + plain
-	return fmt.Sprintf("standard input is taken: decompress it to a file first: %s %s > %s && %s", cs.Pipe, textin.ShellWord(file), textin.ShellWord(plain), words(again))
+	why := "standard input is taken: "
+	if toFile {
+		why = ""
+	}
+	return fmt.Sprintf("%sdecompress it to a file first: %s %s > %s && %s", why, cs.Pipe, textin.ShellWord(file), textin.ShellWord(plain), words(again))
 }

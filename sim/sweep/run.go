@@ -25,8 +25,10 @@ type Runner struct {
 	// Replay, when set, builds an item's replay instead of Params.Replay (the
 	// procalloc command's, for per-job files).
 	Replay func(it Item) (sim.Runner, error)
-	// Error, when set, rewrites an item's error before it goes into its line.
-	Error func(error) error
+	// Error, when set, rewrites an item's error before it goes into its line (the
+	// procalloc command's: sim's flags named, the command that decompresses a
+	// trace it does not read).
+	Error func(it Item, err error) error
 	// Done receives each item's results line (SweepID set) as it ends, one call at
 	// a time; an error stops the run (sim.Grid) and is returned.
 	Done func(l Line) error
@@ -54,7 +56,7 @@ func (s *Spec) Run(ctx context.Context, items []Item, r Runner) error {
 		Done: func(i int, g sim.GridResult) error {
 			err := g.Err
 			if err != nil && r.Error != nil {
-				err = r.Error(err)
+				err = r.Error(items[i], err)
 			}
 			if g.Report != nil {
 				// The result names the trace as the sweep file does, not as it was
