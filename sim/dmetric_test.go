@@ -13,20 +13,25 @@ import (
 
 // With partitions, each job's D (FreeSquares, Liu et al.'s Definition 1) is that
 // of the machine's free set, computed here by brute force from the running
-// jobs' nodes (bt: their whole blocks, the smallest division-tree node holding
-// a job's nodes) with the plain Squares: not the allocator's free state, where
-// the nodes outside the last decision's partition are held busy (alloc.Mask),
-// or the one partition's outside is occupied, and not a partition's view of an
-// allocator that keeps one per partition (mbs, bf:hilbert: alloc.Viewer).
+// jobs' nodes (bt, sbt, dbt: their whole blocks, the smallest division-tree
+// node holding a job's nodes) with the plain Squares: not the allocator's free
+// state, where the nodes outside the last decision's partition are held busy
+// (alloc.Mask), or the one partition's outside is occupied, and not a
+// partition's view of an allocator that keeps one per partition (mbs, the
+// curve allocators: alloc.Viewer).
 // Random replays of jobs of three overlapping partitions and of one partition,
 // under the as-run schedule, FCFS, EASY and Cplant, on 2^m x 2^n meshes; a job
 // is checked when no other job started at its time (the running set is then
 // plain from the results).
 func TestFreeSquaresMachineFreeSetWithPartitions(t *testing.T) {
 	checked := 0
-	for ci, c := range []struct{ spec, mesh string }{
-		{"bt", "mesh:8x8"}, {"bt", "mesh:16x8"}, {"mbs", "mesh:8x8"}, {"mbs", "mesh:16x8"},
-		{"bf:hilbert", "mesh:8x8"}, {"ff:snake", "mesh:16x8"}, {"d-sbt:4", "mesh:8x8"},
+	for ci, c := range []struct {
+		spec, mesh string
+		blocks     bool // a job keeps its whole division-tree block busy
+	}{
+		{"bt", "mesh:8x8", true}, {"bt", "mesh:16x8", true}, {"sbt:4", "mesh:8x8", true}, {"dbt:1/4", "mesh:16x8", true},
+		{"mbs", "mesh:8x8", false}, {"mbs", "mesh:16x8", false}, {"bf:hilbert", "mesh:8x8", false},
+		{"ff:snake", "mesh:16x8", false}, {"d-sbt:4", "mesh:8x8", false},
 	} {
 		m, err := topo.ParseMachine(c.mesh)
 		if err != nil {
@@ -99,7 +104,7 @@ func TestFreeSquaresMachineFreeSetWithPartitions(t *testing.T) {
 						continue
 					}
 					busy := j.Nodes
-					if c.spec == "bt" {
+					if c.blocks {
 						busy = divisionBlock(g, j.Nodes)
 					}
 					for _, v := range busy {
@@ -117,7 +122,7 @@ func TestFreeSquaresMachineFreeSetWithPartitions(t *testing.T) {
 			}
 		}
 	}
-	if checked < 2000 {
+	if checked < 3000 {
 		t.Fatalf("only %d jobs checked", checked)
 	}
 	t.Logf("%d jobs' D checked", checked)

@@ -258,7 +258,7 @@ func newPartitions(jobs []Job, cfg Config) (*partitions, error) {
 // machine (alloc.MachineState): st with the nodes busy only to keep decisions in
 // a partition freed, those the mask holds or those outside the one partition of
 // every job. The allocator's other busy nodes stay busy: the running jobs' and,
-// with bt, the rest of their blocks.
+// with bt, sbt and dbt, the rest of their blocks.
 func (pt *partitions) machineFree(st *alloc.State) *alloc.State {
 	var held []uint64
 	switch {
