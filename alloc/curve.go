@@ -207,6 +207,10 @@ func (a *CurveAllocator) NumFree() int { return a.st.NumFree() }
 // State returns the allocator's free/busy state (read it, do not change it).
 func (a *CurveAllocator) State() *State { return a.st }
 
+// machineState is the machine's free state (MachineState): with views, not
+// the current view's.
+func (a *CurveAllocator) machineState() *State { return a.vb.machine(a.st) }
+
 func (a *CurveAllocator) addInterval(s, l int) {
 	a.nIntervals++
 	a.starts.add(s)

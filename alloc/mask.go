@@ -124,6 +124,31 @@ func NewMask(n int) *Mask {
 // Held returns the number of nodes the mask holds busy.
 func (m *Mask) Held() int { return m.nheld }
 
+// HeldNodes returns the nodes the mask holds busy as a bitmap of the machine's
+// nodes (bit v of word v/64), busy in the allocator and running no job: with
+// MachineState's, the machine's free nodes. Read it, do not change it; it
+// changes with the mask.
+func (m *Mask) HeldNodes() []uint64 { return m.held }
+
+// MachineState returns the free state of the whole machine that allocator a
+// keeps, nil when it reports none: its State, or for an allocator that keeps
+// views (Viewer) the machine's, not the current view's (which leaves out the
+// nodes outside the view's set). The nodes a Mask holds are busy in it
+// (HeldNodes). Read it, do not change it. A Viewer that cannot report the
+// machine's state gets nil, not its view's.
+func MachineState(a Allocator) *State {
+	if ms, ok := a.(interface{ machineState() *State }); ok {
+		return ms.machineState()
+	}
+	if _, views := a.(Viewer); views {
+		return nil
+	}
+	if s, ok := a.(interface{ State() *State }); ok {
+		return s.State()
+	}
+	return nil
+}
+
 // Views registers the sets Set will be given most (a replay's partitions'
 // outsides: bitmaps of the nodes, kept unchanged) with a, when a is a Viewer:
 // each becomes a view of a (sets of the same nodes share one), so that Set of a

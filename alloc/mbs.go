@@ -148,6 +148,10 @@ func (a *MBS) NumFree() int { return a.st.NumFree() }
 // State returns the allocator's free/busy state (read it, do not change it).
 func (a *MBS) State() *State { return a.st }
 
+// machineState is the machine's free state (MachineState): with views, not
+// the current view's.
+func (a *MBS) machineState() *State { return a.vb.machine(a.st) }
+
 // parent returns the corner of the block of level lv+1 holding the level-lv block at
 // corner c, or -1 when that block is a root.
 func (a *MBS) parent(c, lv int) int {

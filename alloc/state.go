@@ -50,6 +50,22 @@ func (s *State) Clone() *State {
 // NumFree returns the number of free nodes.
 func (s *State) NumFree() int { return s.nf }
 
+// SetUnion makes s's free nodes those of a (a state of as many nodes) and those
+// of plus (a bitmap of the nodes, as long as a's; nil: none). O(n/64).
+func (s *State) SetUnion(a *State, plus []uint64) {
+	if len(s.free) != len(a.free) {
+		s.free = make([]uint64, len(a.free))
+	}
+	s.n, s.nf = a.n, 0
+	for w, x := range a.free {
+		if plus != nil {
+			x |= plus[w]
+		}
+		s.free[w] = x
+		s.nf += bits.OnesCount64(x)
+	}
+}
+
 // IsFree reports whether node i is free; nodes outside 0..N-1 are not.
 func (s *State) IsFree(i int) bool {
 	return i >= 0 && i < s.n && s.free[i>>6]>>(i&63)&1 != 0

@@ -22,6 +22,15 @@ type viewBook struct {
 	buf   []int      // change's nodes of the current view
 }
 
+// machine returns the machine's free state: the truth with views, else st
+// (the allocator's only one).
+func (b *viewBook) machine(st *State) *State {
+	if b.truth != nil {
+		return b.truth
+	}
+	return st
+}
+
 // on reports whether views are kept.
 func (b *viewBook) on() bool { return b.truth != nil }
 

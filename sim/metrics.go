@@ -41,6 +41,7 @@ type meter struct {
 	bits   []uint64           // ringSpan scratch: one bit a rank, zero between calls
 	cm     *alloc.Compactness // nil when the machine is not a 2^m x 2^n mesh
 	bl     *baseline          // the exact baseline, when asked for
+	pt     *partitions        // the replay's partitions (nil: none), for the D metric
 }
 
 // release tells the baseline that nodes are free again.
@@ -147,15 +148,22 @@ func measuredWrap(g *topo.Grid, c alloc.Compat) []bool {
 	return wrap
 }
 
-// measureCompactness records D and Lemma 1's condition of the free set after r's
-// allocation, when the machine and the allocator allow it (else FreeSquares = -1).
+// measureCompactness records D and Lemma 1's condition of the machine's free set
+// after r's allocation, when the machine and the allocator allow it (else
+// FreeSquares = -1). With partitions that is not the allocator's free state: the
+// nodes held busy to keep decisions in the job's partition are free
+// (partitions.machineFree), and an allocator keeping a view per partition
+// reports the machine's state (alloc.MachineState), not the view's.
 func (m *meter) measureCompactness(r *JobResult, a alloc.Allocator) {
 	r.FreeSquares = -1
-	st, ok := a.(interface{ State() *alloc.State })
-	if m.cm == nil || !ok {
+	if m.cm == nil {
 		return
 	}
-	r.FreeSquares, r.SpatiallyCompact = m.cm.Measure(st.State())
+	st := alloc.MachineState(a)
+	if st == nil {
+		return
+	}
+	r.FreeSquares, r.SpatiallyCompact = m.cm.Measure(m.pt.machineFree(st))
 }
 
 // HasCoordinates reports whether machine m has coordinates (a grid: a mesh or a

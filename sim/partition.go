@@ -85,9 +85,10 @@ type partitions struct {
 	index map[string]int64    // partition -> its number (the placer's refusal keys)
 	// fixed is the nodes outside the one partition of every job, occupied for
 	// the whole replay; nil with several partitions (per decision) or none.
-	fixed  []int
-	perJob bool           // several partitions: each decision keeps its job's outside nodes away
-	jobsIn map[string]int // jobs by partition
+	fixed     []int
+	fixedBits []uint64       // fixed as a bitmap
+	perJob    bool           // several partitions: each decision keeps its job's outside nodes away
+	jobsIn    map[string]int // jobs by partition
 	// perJob only: the mask holding the nodes outside the partition of the last
 	// decision (cur) busy, from one decision to the next
 	mask    *alloc.Mask
@@ -102,8 +103,9 @@ type partitions struct {
 	// (FCFS and Cplant: the nodes of partitions whose head failed); two, so
 	// that the mask's current set is never the one rewritten
 	blockBuf [2][]uint64
-	blockGen int // the buffer blocked wrote last
-	maskGen  int // the buffer the mask holds as its current set (-1: none)
+	blockGen int          // the buffer blocked wrote last
+	maskGen  int          // the buffer the mask holds as its current set (-1: none)
+	free     *alloc.State // machineFree's
 }
 
 // partCounts is what a queue scheduler knows of jobs of several partitions
@@ -216,7 +218,7 @@ func newPartitions(jobs []Job, cfg Config) (*partitions, error) {
 	_, blocks := cfg.Alloc.(alloc.BlockOccupier)
 	if len(pt.jobsIn) == 1 && !perJob && !blocks {
 		for name := range pt.jobsIn {
-			pt.fixed = pt.away[name]
+			pt.fixed, pt.fixedBits = pt.away[name], pt.out[name]
 		}
 	} else {
 		pt.perJob = true
@@ -249,6 +251,31 @@ func newPartitions(jobs []Job, cfg Config) (*partitions, error) {
 		}
 	}
 	return pt, nil
+}
+
+// machineFree returns the machine's free nodes, the set the D metric measures
+// (meter.measureCompactness), given st, the allocator's free state of the whole
+// machine (alloc.MachineState): st with the nodes busy only to keep decisions in
+// a partition freed, those the mask holds or those outside the one partition of
+// every job. The allocator's other busy nodes stay busy: the running jobs' and,
+// with bt, sbt and dbt, the rest of their blocks.
+func (pt *partitions) machineFree(st *alloc.State) *alloc.State {
+	var held []uint64
+	switch {
+	case pt == nil:
+		return st
+	case pt.mask != nil:
+		held = pt.mask.HeldNodes()
+	case pt.fixed != nil:
+		held = pt.fixedBits
+	default:
+		return st
+	}
+	if pt.free == nil {
+		pt.free = alloc.NewState(st.N())
+	}
+	pt.free.SetUnion(st, held)
+	return pt.free
 }
 
 // start occupies the nodes outside the one partition of every job.

@@ -719,7 +719,7 @@ func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Resul
 	if err != nil {
 		return nil, err
 	}
-	m.bl = bl
+	m.bl, m.pt = bl, pt
 	tasks, err := newTaskOrdering(cfg.TaskOrder, cfg.Machine, cfg.TaskSeed, cfg.TaskRanking)
 	if err != nil {
 		return nil, fmt.Errorf("task order %s: %w", cfg.TaskOrder, err)
