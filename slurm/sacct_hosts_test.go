@@ -56,7 +56,7 @@ func TestReadSacctHostsCheckedAtLine(t *testing.T) {
 		}
 		text := sacctOf("NNodes", rows...)
 		opt := SacctOptions{Location: time.UTC, MaxHosts: 17, Hosts: machine, HostsOf: "mesh:17x1"}
-		sa, err := ReadSacct(strings.NewReader(text), opt)
+		_, err := ReadSacct(strings.NewReader(text), opt)
 		var le *SacctLineError
 		switch {
 		case firstBad == 0 && err != nil:
@@ -66,7 +66,7 @@ func TestReadSacctHostsCheckedAtLine(t *testing.T) {
 			t.Fatalf("trial %d: %v; want line %d, job %d, host %s\n%s", trial, err, firstBad+1, firstBad, badHost, text)
 		}
 		opt.SkipBad = true
-		sa, err = ReadSacct(strings.NewReader(text), opt)
+		sa, err := ReadSacct(strings.NewReader(text), opt)
 		if err != nil {
 			t.Fatalf("trial %d, SkipBad: %v", trial, err)
 		}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,15 +11,9 @@ import (
 // --skip-bad skips it), not after the whole history is read.
 func TestHostsCheckedAtRecord(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	conf := write("slurm.conf", "NodeName=n[1-16] CPUs=4\nPartitionName=p Nodes=ALL Default=YES\n")
-	trace := write("h.sacct", "JobIDRaw|Submit|Start|End|NNodes|State|NodeList\n"+
+	write := writeTemp
+	conf := write(t, "slurm.conf", "NodeName=n[1-16] CPUs=4\nPartitionName=p Nodes=ALL Default=YES\n")
+	trace := write(t, "h.sacct", "JobIDRaw|Submit|Start|End|NNodes|State|NodeList\n"+
 		"1|2024-01-01T10:00:00|2024-01-01T10:00:00|2024-01-01T10:01:00|4|COMPLETED|n[1-4]\n"+
 		"2|2024-01-01T10:00:01|2024-01-01T10:00:10|2024-01-01T10:01:00|2|COMPLETED|n[16-17]\n"+
 		"3|2024-01-01T10:00:10|2024-01-01T10:00:20|2024-01-01T10:01:00|2|COMPLETED|n[5-6]\n")
