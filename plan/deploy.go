@@ -1182,16 +1182,39 @@ func (p *Plan) buildNames(ctx context.Context, d, cur *Deployment) error {
 	// SuspendExcNodes (which slurmctld ignores whole when a name is not a node:
 	// power_save.c "Invalid SuspendExcNodes ... ignored", so the excluded nodes
 	// would be powered down).
+	//
+	// A list is read one name at a time (hostlist.Each), each name kept once
+	// (slurmctld drops repeats), so that it costs its distinct names and not its
+	// length: at most the nodes of slurm.conf, and as many names again that are
+	// none of them (NodeSet names, feature{F}, nodes of an unread Include file);
+	// more such names than the nodes is a typo, refused before it is made.
+	known := make(map[string]bool, len(p.nodes))
+	for _, n := range p.nodes {
+		known[n.Name] = true
+	}
 	renameList := func(list string) (string, bool, error) {
-		hs, err := hostlist.ExpandContext(ctx, list)
+		var hs []string
+		seen := map[string]bool{}
+		changed, others := false, 0
+		err := hostlist.Each(ctx, list, func(h string) error {
+			if seen[h] {
+				return nil
+			}
+			seen[h] = true
+			if nn, ok := rename[h]; ok {
+				hs, changed = append(hs, nn), true
+				return nil
+			}
+			if !known[h] {
+				if others++; others > len(p.nodes) {
+					return fmt.Errorf("more than %d distinct names that are not nodes of slurm.conf, which has %d (a typo?)", len(p.nodes), len(p.nodes))
+				}
+			}
+			hs = append(hs, h)
+			return nil
+		})
 		if err != nil {
 			return "", false, err
-		}
-		changed := false
-		for j, h := range hs {
-			if nn, ok := rename[h]; ok {
-				hs[j], changed = nn, true
-			}
 		}
 		slices.SortFunc(hs, hostlist.NaturalCompare)
 		out, err := hostlist.Compress(hs)

@@ -637,10 +637,7 @@ func (s *Spec) readPartitions(ctx context.Context, m topo.Machine, jobs []Job) (
 	if len(cps) == 0 {
 		return nil, nil, fail(errors.New("no PartitionName line"))
 	}
-	names := s.Hosts
-	if names == nil {
-		names = curves.NodeNames(m)
-	}
+	names := s.nodeNames(m)
 	if names == nil {
 		return nil, nil, fieldErr("SlurmConf", path, "needs the names of %s's nodes ({HostsFile} or {Hostlist}) to find its partitions' nodes", m.Spec())
 	}
@@ -676,6 +673,15 @@ func (s *Spec) readPartitions(ctx context.Context, m topo.Machine, jobs []Job) (
 		warns = append(warns, Warning{Field: "SlurmConf", File: path, Text: slurm.NoDefaultWarning(jp.Unnamed)})
 	}
 	return jobs, &confParts{nodes: jp.Nodes, tiers: tiers, conf: cps, path: path, warns: warns}, nil
+}
+
+// nodeNames are the names of the resolved machine's nodes a history's NodeLists
+// are read against: Hosts, else the graph's host names (nil: none).
+func (s *Spec) nodeNames(m topo.Machine) []string {
+	if s.Hosts != nil {
+		return s.Hosts
+	}
+	return curves.NodeNames(m)
 }
 
 // defaultWarnings is AssignPartitions' warnings: jobs of partitions slurm.conf

@@ -32,7 +32,8 @@ func looksLikeSacct(br *bufio.Reader) bool {
 // A heterogeneous job's components are one job of their summed size, started
 // together (slurm.ReadSacct; counted in Trace.HetJobs).
 func readSacct(br *bufio.Reader, opt ReadOptions) (*Trace, error) {
-	sa, err := slurm.ReadSacct(br, slurm.SacctOptions{SkipBad: opt.SkipBad, MaxValue: maxTraceValue, MaxJobs: opt.MaxJobs, Location: opt.Location, MaxHosts: opt.MaxHosts})
+	sa, err := slurm.ReadSacct(br, slurm.SacctOptions{SkipBad: opt.SkipBad, MaxValue: maxTraceValue, MaxJobs: opt.MaxJobs, Location: opt.Location, MaxHosts: opt.MaxHosts,
+		Hosts: opt.Hosts, HostsOf: opt.HostsOf})
 	if err != nil {
 		var le *ParseError // slurm's line error is the same type
 		if errors.As(err, &le) {

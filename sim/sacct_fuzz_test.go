@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -61,6 +62,8 @@ func sacctSeeds() []string {
 //     reader's range, jobs in arrival order, and its line is one of its records;
 //   - SkipBad changes nothing on an input read without it, nor does a machine of
 //     as many hosts as the longest NodeList of a record (ReadOptions.MaxHosts);
+//   - read against its own host names (ReadOptions.Hosts), the same trace; against
+//     them but one a job names, a *ParseError naming that host;
 //   - the jobs written back as sacct rows (UTC, ElapsedRaw, Timelimit, NCPUS) read
 //     back to the same jobs, and written in the converted format read back too.
 func FuzzReadSacct(f *testing.F) {
@@ -138,6 +141,34 @@ func FuzzReadSacct(f *testing.F) {
 			fits.MaxHosts = longest
 			if trFits, err := ReadTrace(bytes.NewReader(data), fits); err != nil || !reflect.DeepEqual(tr, trFits) {
 				t.Fatalf("read for a machine of %d hosts, the longest list: %v\n%+v\n%+v", longest, err, tr, trFits)
+			}
+		}
+
+		// Read against the machine's names (ReadOptions.Hosts): all of the
+		// history's, the same trace; all but one a job's list names, a refusal
+		// at a record naming that host.
+		if tr.Hosts != nil && tr.Hosts.Len() > 0 {
+			all := make([]string, tr.Hosts.Len())
+			for i := range all {
+				all[i] = tr.Hosts.Name(int32(i))
+			}
+			named := opt
+			named.Hosts = hostlist.NewTable(all...)
+			if trNamed, err := ReadTrace(bytes.NewReader(data), named); err != nil || !reflect.DeepEqual(tr, trNamed) {
+				t.Fatalf("read against its own %d host names: %v", len(all), err)
+			}
+			for _, j := range tr.Jobs {
+				if j.NodeList.Len() == 0 {
+					continue
+				}
+				lack := j.NodeList.Names()[0]
+				named.Hosts = hostlist.NewTable(slices.DeleteFunc(slices.Clone(all), func(h string) bool { return h == lack })...)
+				_, err := ReadTrace(bytes.NewReader(data), named)
+				var pe *ParseError
+				if !errors.As(err, &pe) || !strings.Contains(err.Error(), fmt.Sprintf("recorded node %q is not a host of the machine", textin.Clip(lack))) {
+					t.Fatalf("read against its host names but %q, which job %d names: %v", lack, j.ID, err)
+				}
+				break
 			}
 		}
 

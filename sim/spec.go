@@ -16,6 +16,7 @@ import (
 	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/netsim"
 	"github.com/procalloc/procalloc/topo"
+	"github.com/procalloc/procalloc/topo/hostlist"
 )
 
 // Spec is one replay, every choice typed: the trace and how it is cut and scaled,
@@ -441,6 +442,16 @@ func (s *Spec) ReadTraceContext(ctx context.Context) (*Trace, error) {
 	opt := ReadOptions{Format: s.Format, SkipBad: s.SkipBad, MaxJobs: s.MaxJobs}
 	if s.Machine != nil {
 		opt.MaxHosts = s.Machine.N() // resolved: NodeLists counted against it
+		if (alloc.IsAsRun(s.Alloc) || s.SlurmConf != "") && s.From == "" && s.To == "" {
+			// Every job's recorded nodes are looked up by name (as-run places
+			// them, AssignPartitions finds their partition): a host the
+			// machine lacks is refused at its record (or skipped), not after
+			// the whole history is read. Not with a window: a job outside it
+			// is not replayed.
+			if names := s.nodeNames(s.Machine); names != nil {
+				opt.Hosts, opt.HostsOf = hostlist.NewTable(names...), s.Machine.Spec()
+			}
+		}
 	}
 	if s.TimeZone != "" {
 		loc, err := time.LoadLocation(s.TimeZone)

@@ -85,6 +85,12 @@ type ReadOptions struct {
 	// (0: not known): an sacct NodeList naming more is counted, not read
 	// (slurm.SacctOptions.MaxHosts), so that its cost follows the machine.
 	MaxHosts int
+	// Hosts are the machine's host names when the replay reads every NodeList by
+	// name, and HostsOf what the messages call the machine: an sacct NodeList
+	// naming another host is a malformed record at its line
+	// (slurm.SacctOptions.Hosts); nil: not checked.
+	Hosts   *hostlist.Table
+	HostsOf string
 }
 
 // DefaultMaxJobs is the number of jobs a trace may have unless

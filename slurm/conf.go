@@ -1330,12 +1330,42 @@ func (c *Conf) Partitions(nodes []ConfNode) ([]ConfPartition, error) {
 // its nodes (NodeSet lines are read in file order, each once), drop repeats; then
 // every name must be a node (unless the file has Include lines).
 func (c *Conf) partitionHosts(expr string, sets []confNodeSet, nodes []ConfNode, defined map[string]bool) (hosts, used []string, err error) {
-	// Each partition is bounded on its own: partitions overlap (a site of
-	// 200,000 nodes may list them all in several), and each is a subset of the
-	// nodes defined, themselves at most MaxConfNodes.
-	var budget nameBudget
-	hs, err := budget.expand(expr)
-	if err != nil {
+	// The names are read one at a time (hostlist.Each), each kept once, so that a
+	// list costs its distinct names, not its length (repeats and NodeSet names make
+	// a list longer than the nodes legal). Without Include lines each distinct
+	// name must be a node, a NodeSet or a hostlist function, checked as it comes:
+	// what is kept is bounded by the nodes defined (themselves at most
+	// MaxConfNodes), the NodeSets and the bytes of the functions written. With
+	// Include lines a name may be a node of an unread file: at most MaxConfNodes
+	// distinct names a partition. The list's length is bounded by hostlist.MaxHosts.
+	isSet := make(map[string]bool, len(sets))
+	for _, s := range sets {
+		isSet[s.name] = true
+	}
+	seen := map[string]bool{}
+	var hs []string
+	kept := 0 // the names kept that are not functions
+	add := func(h string) error {
+		if seen[h] {
+			return nil
+		}
+		if strings.IndexByte(h, '{') >= 0 {
+			if _, err := hostFunction(h); err != nil {
+				return err
+			}
+		} else {
+			if c.Includes == 0 && !defined[h] && !isSet[h] {
+				return undefinedPartitionNode(h)
+			}
+			if kept++; kept > MaxConfNodes {
+				return fmt.Errorf("more than %d distinct names, the most a file read here may list (a typo?)", MaxConfNodes)
+			}
+		}
+		seen[h] = true
+		hs = append(hs, h)
+		return nil
+	}
+	if err := hostlist.Each(context.Background(), expr, add); err != nil {
 		return nil, nil, err
 	}
 	for _, s := range sets {
@@ -1360,39 +1390,31 @@ func (c *Conf) partitionHosts(expr string, sets []confNodeSet, nodes []ConfNode,
 				hs = append(hs, n.Name)
 			}
 		case s.nodes != "":
-			more, err := budget.expand(s.nodes)
-			if err != nil {
+			if err := hostlist.Each(context.Background(), s.nodes, add); err != nil {
 				return nil, nil, fmt.Errorf("NodeSet=%s (%s) Nodes=%s: %w", s.name, s.where, textin.Clip(s.nodes), err)
 			}
-			hs = append(hs, more...)
 		}
 	}
 	// Slurm 24.11 on: hostlist functions (node_conf.c parse_hostlist_functions).
 	for i := 0; i < len(hs); i++ {
 		h := hs[i]
-		open := strings.IndexByte(h, '{')
-		if open < 0 {
+		if strings.IndexByte(h, '{') < 0 {
 			continue
 		}
-		fn, arg, closed := h[:open], h[open+1:], strings.HasSuffix(h, "}")
-		arg = strings.TrimSuffix(arg, "}")
-		switch {
-		case fn == "feature" && closed:
-			var more []string
-			for _, n := range nodes {
-				if hasFeature(c.nodeFeatures(n), arg) {
-					more = append(more, n.Name)
-				}
-			}
-			hs = slices.Replace(hs, i, i+1, more...)
-			i += len(more) - 1
-		case closed && slices.Contains([]string{"switch", "block", "ring", "torus", "switchwith", "blockwith", "ringwith", "toruswith"}, fn):
-			return nil, nil, fmt.Errorf("%s is a hostlist function of Slurm 24.11 on whose nodes come from the topology plugin's switches or blocks: not read here; list the nodes, or a NodeSet of them", textin.Clip(h))
-		default:
-			return nil, nil, fmt.Errorf("%s is not a hostlist function Slurm knows (feature{F}, switch{S}, block{B}, ring{R}, torus{T}, switchwith{N}, ...; slurmctld: \"Invalid hostlist_function\"); a '{' in a node name is read only so", textin.Clip(h))
+		feature, err := hostFunction(h)
+		if err != nil {
+			return nil, nil, err
 		}
+		var more []string
+		for _, n := range nodes {
+			if hasFeature(c.nodeFeatures(n), feature) {
+				more = append(more, n.Name)
+			}
+		}
+		hs = slices.Replace(hs, i, i+1, more...)
+		i += len(more) - 1
 	}
-	seen := make(map[string]bool, len(hs))
+	clear(seen)
 	out := hs[:0]
 	for _, h := range hs {
 		if !seen[h] {
@@ -1402,17 +1424,38 @@ func (c *Conf) partitionHosts(expr string, sets []confNodeSet, nodes []ConfNode,
 	}
 	if c.Includes == 0 {
 		for _, h := range out {
-			if defined[h] {
-				continue
+			if !defined[h] {
+				return nil, nil, undefinedPartitionNode(h)
 			}
-			hint := ""
-			if strings.EqualFold(h, "ALL") {
-				hint = "; ALL means every node only as the whole value"
-			}
-			return nil, nil, fmt.Errorf("%s is neither a node of the NodeName lines nor a NodeSet%s (slurmctld: \"Invalid node names in partition\", fatal)", textin.Clip(h), hint)
 		}
 	}
 	return out, used, nil
+}
+
+// hostFunction is the feature F of a partition's name feature{F}, Slurm 24.11's
+// hostlist function (node_conf.c parse_hostlist_functions); the others are errors.
+func hostFunction(h string) (string, error) {
+	open := strings.IndexByte(h, '{')
+	fn, arg, closed := h[:open], h[open+1:], strings.HasSuffix(h, "}")
+	arg = strings.TrimSuffix(arg, "}")
+	switch {
+	case fn == "feature" && closed:
+		return arg, nil
+	case closed && slices.Contains([]string{"switch", "block", "ring", "torus", "switchwith", "blockwith", "ringwith", "toruswith"}, fn):
+		return "", fmt.Errorf("%s is a hostlist function of Slurm 24.11 on whose nodes come from the topology plugin's switches or blocks: not read here; list the nodes, or a NodeSet of them", textin.Clip(h))
+	default:
+		return "", fmt.Errorf("%s is not a hostlist function Slurm knows (feature{F}, switch{S}, block{B}, ring{R}, torus{T}, switchwith{N}, ...; slurmctld: \"Invalid hostlist_function\"); a '{' in a node name is read only so", textin.Clip(h))
+	}
+}
+
+// undefinedPartitionNode is the error of a partition's name h that is neither a
+// node nor a NodeSet.
+func undefinedPartitionNode(h string) error {
+	hint := ""
+	if strings.EqualFold(h, "ALL") {
+		hint = "; ALL means every node only as the whole value"
+	}
+	return fmt.Errorf("%s is neither a node of the NodeName lines nor a NodeSet%s (slurmctld: \"Invalid node names in partition\", fatal)", textin.Clip(h), hint)
 }
 
 // nodeFeatures is node n's Feature= (or Features=), its line's or inherited from

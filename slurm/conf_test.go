@@ -333,8 +333,10 @@ func TestConfNodesBounded(t *testing.T) {
 		{"NodeName=[1-3000000] CPUs=1\n", 1, "NodeName=[1-3000000]: 3000000 names: more than 1048576"},
 		{fmt.Sprintf("NodeName=a[1-%d]\n# x\nNodeName=b[0-%d]\n", half, half), 3, fmt.Sprintf("%d names, %d with the lines before: more than %d", half+1, 2*half+1, MaxConfNodes)},
 		{"NodeName=n[1-4194304]\nNodeName=m[1-4194304]\n", 1, "more than 1048576"},
-		// the names one partition lists
-		{fmt.Sprintf("NodeName=a[1-9]\nPartitionName=p0 Nodes=a[1-9]\nPartitionName=p1 Nodes=a[0-%d]\n", MaxConfNodes), 3, fmt.Sprintf("PartitionName=p1 Nodes=a[0-%d]: %d names: more than %d", MaxConfNodes, MaxConfNodes+1, MaxConfNodes)},
+		// the distinct names one partition lists, when an Include line may
+		// define nodes not read (without one each name is checked as it comes:
+		// TestPartitionNodesCountedAgainstNodes)
+		{fmt.Sprintf("Include x.conf\nNodeName=a[1-9]\nPartitionName=p0 Nodes=a[1-9]\nPartitionName=p1 Nodes=a[0-%d]\n", MaxConfNodes), 4, fmt.Sprintf("PartitionName=p1 Nodes=a[0-%d]: more than %d distinct names", MaxConfNodes, MaxConfNodes)},
 	} {
 		conf, err := ReadConf([]byte(c.conf))
 		if err != nil {

@@ -58,6 +58,17 @@ type SacctOptions struct {
 	// job, or skipped with SkipBad). Without a machine, a NodeList of more than
 	// MaxHistoryHosts names is malformed.
 	MaxHosts int
+	// Hosts are the machine's host names, when its replay reads every NodeList
+	// by name (sim's as-run and partitions, plan); nil: not checked. A NodeList
+	// naming a host not in Hosts, of a job that fits the machine (MaxHosts), is a
+	// malformed record (a *SacctLineError naming the job and the host, as the
+	// as-run replay words it, "recorded node %q is not a host of HostsOf"; or
+	// skipped with SkipBad), found at its line and not after the whole history
+	// is read. Each distinct name of the history is looked up once.
+	Hosts *hostlist.Table
+	// HostsOf names the machine of Hosts in that message (its spec, or "the
+	// network FILE"); "" is "the machine".
+	HostsOf string
 }
 
 // MaxHistoryHosts bounds the distinct host names of a history's NodeLists
@@ -251,6 +262,16 @@ func ReadSacct(r io.Reader, opt SacctOptions) (*Sacct, error) {
 		maxList = MaxHistoryHosts
 	}
 	t := &Sacct{Skipped: map[string]int{}, Impossible: map[string]int{}, Location: loc, Hosts: hostlist.NewTable()}
+	// The history's names checked against opt.Hosts: those of ids below
+	// checked, the ids not on the machine in unknown (ascending: ids are given
+	// in order). A name a record refused here stays in the table (as a dropped
+	// earlier run's names do), in unknown, so that a later record naming it is
+	// refused too.
+	checked, unknown := 0, []int32(nil)
+	hostsOf := opt.HostsOf
+	if hostsOf == "" {
+		hostsOf = "the machine"
+	}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), maxSacctLine)
 	line := 0
@@ -500,6 +521,20 @@ func ReadSacct(r io.Reader, opt SacctOptions) (*Sacct, error) {
 					}
 					continue
 				}
+				if opt.Hosts == nil || opt.MaxHosts > 0 && p > opt.MaxHosts {
+					break // not checked; a job larger than the machine is refused by its size
+				}
+				for ; checked < t.Hosts.Len(); checked++ {
+					if _, ok := opt.Hosts.ID(t.Hosts.Name(int32(checked))); !ok {
+						unknown = append(unknown, int32(checked))
+					}
+				}
+				if h, ok := firstOf(j.NodeList, unknown); ok {
+					if err := bad(fmt.Errorf("job %s: recorded node %q is not a host of %s", textin.Clip(id), textin.Clip(h), hostsOf)); err != nil {
+						return nil, err
+					}
+					continue
+				}
 			case opt.MaxHosts <= 0:
 				if err := bad(fmt.Errorf("job %s: NodeList names %d hosts, more than %d, the most a history read here may list in one job (slurm.MaxHistoryHosts; a typo?)", textin.Clip(id), count, maxList)); err != nil {
 					return nil, err
@@ -728,4 +763,18 @@ func firstErr(errs ...error) error {
 		}
 	}
 	return nil
+}
+
+// firstOf is the first name of l, in l's order, whose id is in ids (ascending),
+// looked up run by run.
+func firstOf(l hostlist.List, ids []int32) (string, bool) {
+	if len(ids) == 0 {
+		return "", false
+	}
+	for first, length := range l.Runs() {
+		if i, _ := slices.BinarySearch(ids, first); i < len(ids) && ids[i] < first+length {
+			return l.Table().Name(ids[i]), true
+		}
+	}
+	return "", false
 }

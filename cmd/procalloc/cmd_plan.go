@@ -20,6 +20,7 @@ import (
 	"github.com/procalloc/procalloc/plan"
 	"github.com/procalloc/procalloc/sim"
 	"github.com/procalloc/procalloc/topo"
+	"github.com/procalloc/procalloc/topo/hostlist"
 )
 
 // planMaxNodes bounds the machines plan takes (the replays keep a few words per node
@@ -300,8 +301,15 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 						return fmt.Errorf("--trace: %w", err) // as --slurm-conf and --topology-conf
 					}
 					// NodeLists counted against the network's hosts before a name is
-					// made (a job on more is refused by its size).
-					tr, err := sim.ReadTrace(textin.ContextReader(lctx, r), sim.ReadOptions{MaxHosts: m.N()})
+					// made (a job on more is refused by its size); with --hostlist or
+					// --hosts, each name checked against them at its record (a
+					// graph's own names may be matched to slurm.conf's nodes by
+					// address later: then checked after the whole history, in Make).
+					ro := sim.ReadOptions{MaxHosts: m.N()}
+					if opt.Hosts != nil {
+						ro.Hosts, ro.HostsOf = hostlist.NewTable(opt.Hosts...), "the network "+opt.MachineSource
+					}
+					tr, err := sim.ReadTrace(textin.ContextReader(lctx, r), ro)
 					r.Close()
 					if err != nil && lctx.Err() != nil {
 						return reading("reading the history (--trace "+*trace+")", err)

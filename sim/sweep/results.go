@@ -170,6 +170,7 @@ func OpenResults(path, name string) (*Results, error) {
 	lr := newLineReader(f, path)
 	var badStart int64 = -1 // where the damaged or unterminated lines at the end begin
 	badLine, good, firstJunk := 0, 0, 0
+	var blankTail int64 = -1 // where an unterminated blank last line begins
 	for {
 		start := lr.off
 		raw, terminated, err := lr.next()
@@ -196,6 +197,12 @@ func OpenResults(path, name string) (*Results, error) {
 			firstJunk = lr.n
 		}
 		switch {
+		case kind == lineBlank && !terminated:
+			// White space without a newline at the end ("\v", found by
+			// FuzzSweepResultsFile): cut off without a word, or the next line
+			// would be appended to it, "\v{...}", which is not JSON.
+			blankTail = start
+			continue
 		case kind == lineBlank:
 			continue
 		case kind == lineDamaged || kind == lineJunk || !terminated:
@@ -221,6 +228,13 @@ func OpenResults(path, name string) (*Results, error) {
 		return nil, fmt.Errorf("%s: line %d is not a results line, and no line is: not a results file of procalloc sweep, not appending to it (is -o the right file?)", path, firstJunk)
 	}
 	r.size = lr.off
+	if badStart < 0 && blankTail >= 0 {
+		if err := f.Truncate(blankTail); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("%s: cutting off the unterminated blank last line: %w", path, err)
+		}
+		r.size = blankTail
+	}
 	if badStart >= 0 {
 		// Damaged lines at the end are what a crash leaves: cut them off, so that
 		// the next line starts a line of its own.

@@ -84,14 +84,46 @@ func expandAll(ctx context.Context, exprs []string) ([]string, error) {
 	out := make([]string, 0, total)
 	for _, expr := range exprs {
 		for _, item := range splitTop(expr) {
-			names, _, err := expandOne(item.s, MaxHosts-len(out), false, look)
+			_, err := eachOne(item.s, MaxHosts-len(out), false, look, func(name string) error {
+				out = append(out, name)
+				return nil
+			})
 			if err != nil {
 				return nil, inExpr(expr, item, err)
 			}
-			out = append(out, names...)
 		}
 	}
 	return out, nil
+}
+
+// Each calls fn with each name of expr, in Expand's order, one name at a time:
+// the list is counted first (Count's errors, nothing made), and then no more than
+// one name is held, so that a caller bounding what it keeps (the distinct names of
+// a list that repeats them, the names a machine has) costs that and not the
+// list's length. An error of fn stops the walk and is returned as it is; so is a
+// cancelled ctx's context.Cause (looked at every few thousand names).
+func Each(ctx context.Context, expr string, fn func(name string) error) error {
+	look := &looker{ctx: ctx, work: lookEvery} // looks at once
+	if err := look.stopped(0); err != nil {
+		return err
+	}
+	if _, err := count(expr, MaxHosts, look); err != nil {
+		return err
+	}
+	for _, item := range splitTop(expr) {
+		var fnErr error
+		_, err := eachOne(item.s, MaxHosts, false, look, func(name string) error {
+			fnErr = fn(name)
+			return fnErr
+		})
+		if fnErr != nil {
+			return fnErr
+		}
+		if err != nil {
+			return inExpr(expr, item, err)
+		}
+	}
+	return nil
 }
 
 // inExpr is err (an *itemError) of item, one of expr's comma-separated items: the
@@ -235,12 +267,75 @@ func splitTop(s string) []span {
 // count it only checks and counts them. It looks at look's context every lookEvery
 // names or items.
 func expandOne(item string, room int, count bool, look *looker) ([]string, int, error) {
-	if err := look.stopped(1); err != nil {
+	var names []string
+	n, err := eachOne(item, room, count, look, func(name string) error {
+		if names == nil {
+			names = make([]string, 0, 8)
+		}
+		names = append(names, name)
+		return nil
+	})
+	if err != nil {
 		return nil, 0, err
 	}
-	type segment struct {
-		prefix string   // the text before the bracket
-		vals   []string // the bracket's numbers
+	return names, n, nil
+}
+
+// numRange is one range of a bracket, lo..hi written with width digits (0: as is).
+type numRange struct {
+	lo, hi uint64
+	width  int
+}
+
+// segment is the text before a bracket and the bracket's ranges (none: a name's
+// text after its last bracket, or a name without brackets), with the cursor of
+// eachOne's walk: the range at, its value v and that value written, cur.
+type segment struct {
+	prefix string
+	rs     []numRange
+	at     int
+	v      uint64
+	cur    string
+}
+
+// set puts s's cursor on the first value of range at.
+func (s *segment) set(at int) {
+	s.at, s.v = at, s.rs[at].lo
+	s.cur = formatPadded(s.v, s.rs[at].width)
+}
+
+// step moves s's cursor on; false when it went past the last value (and back to
+// the first).
+func (s *segment) step() bool {
+	if s.v < s.rs[s.at].hi {
+		s.v++
+		s.cur = formatPadded(s.v, s.rs[s.at].width)
+		return true
+	}
+	if s.at+1 < len(s.rs) {
+		s.set(s.at + 1)
+		return true
+	}
+	s.set(0)
+	return false
+}
+
+func formatPadded(v uint64, width int) string {
+	s := strconv.FormatUint(v, 10)
+	if len(s) < width {
+		s = strings.Repeat("0", width-len(s)) + s
+	}
+	return s
+}
+
+// eachOne calls emit with each name of one name with its brackets, in Slurm's
+// order, making one name at a time (a bracket's values are not made first: a list
+// of n[0-4194303] whose caller stops at its first name costs that name), refusing
+// more than room names; with count it only checks and counts them. It looks at
+// look's context every lookEvery names or items.
+func eachOne(item string, room int, count bool, look *looker, emit func(string) error) (int, error) {
+	if err := look.stopped(1); err != nil {
+		return 0, err
 	}
 	var segs []segment
 	n := 1
@@ -251,51 +346,54 @@ func expandOne(item string, room int, count bool, look *looker) ([]string, int, 
 		if open < 0 {
 			// A ']' before any '[' is part of the name, as in Slurm ("a]" is a name).
 			if sawBracket {
-				return nil, 0, itemErr(len(item)-len(rest), "text %s after the last bracket", short(rest))
+				return 0, itemErr(len(item)-len(rest), "text %s after the last bracket", short(rest))
 			}
-			segs = append(segs, segment{prefix: rest, vals: []string{""}})
+			segs = append(segs, segment{prefix: rest})
 			break
 		}
 		closeAt := strings.IndexByte(rest[open:], ']') + open
 		base := len(item) - len(rest) // rest's offset in item
 		if closeAt < open {
 			// Slurm prints a mangled name here (n[1-2 as n]); refused.
-			return nil, 0, itemErr(base+open, "unmatched '['")
+			return 0, itemErr(base+open, "unmatched '['")
 		}
 		prefix, body := rest[:open], rest[open+1:closeAt]
 		if sawBracket && strings.ContainsRune(prefix, ']') {
-			return nil, 0, itemErr(base+strings.IndexByte(prefix, ']'), "unmatched ']'")
+			return 0, itemErr(base+strings.IndexByte(prefix, ']'), "unmatched ']'")
 		}
 		if i := strings.IndexByte(body, '['); i >= 0 {
-			return nil, 0, itemErr(base+open+1+i, "nested brackets")
+			return 0, itemErr(base+open+1+i, "nested brackets")
 		}
-		vals, nv, err := rangeList(body, base+open+1, room, count, look)
+		rs, nv, err := rangeList(body, base+open+1, room, look)
 		if err != nil {
-			return nil, 0, err
+			return 0, err
 		}
 		if n*nv > room {
-			return nil, 0, itemErr(base+open, "more than %d host names in all", MaxHosts)
+			return 0, itemErr(base+open, "more than %d host names in all", MaxHosts)
 		}
 		n *= nv
 		rest = rest[closeAt+1:]
 		sawBracket = true
 		if !count {
-			segs = append(segs, segment{prefix, vals})
+			segs = append(segs, segment{prefix: prefix, rs: rs})
 		}
 	}
 	if n > room {
-		return nil, 0, itemErr(0, "more than %d host names in all", MaxHosts)
+		return 0, itemErr(0, "more than %d host names in all", MaxHosts)
 	}
 	if count {
-		return nil, n, nil
+		return n, nil
 	}
 	// Slurm's order (hostlist.c, checked against scontrol): the last bracket varies
 	// fastest; before it, the first bracket varies fastest and the one before the
 	// last slowest (a[1-2]b[3-4]c[5-6]: a1b3c5 a1b3c6 a2b3c5 a2b3c6 a1b4c5 ...).
 	// With one or two brackets that is left to right, the first outermost.
 	brackets := len(segs)
-	if brackets > 0 && len(segs[brackets-1].vals) == 1 && segs[brackets-1].vals[0] == "" {
+	if brackets > 0 && segs[brackets-1].rs == nil {
 		brackets-- // a name without brackets: its text
+	}
+	for i := range brackets {
+		segs[i].set(0)
 	}
 	order := make([]int, 0, brackets) // slowest first
 	for i := brackets - 2; i >= 0; i-- {
@@ -304,44 +402,45 @@ func expandOne(item string, room int, count bool, look *looker) ([]string, int, 
 	if brackets > 0 {
 		order = append(order, brackets-1)
 	}
-	names := make([]string, 0, n)
-	idx := make([]int, len(segs))
 	var b strings.Builder
 	for {
 		b.Reset()
-		for i, sg := range segs {
-			b.WriteString(sg.prefix)
-			b.WriteString(sg.vals[idx[i]])
+		for i := range segs {
+			b.WriteString(segs[i].prefix)
+			b.WriteString(segs[i].cur)
 		}
-		names = append(names, b.String())
+		if err := emit(b.String()); err != nil {
+			return 0, err
+		}
 		if err := look.stopped(1); err != nil {
-			return nil, 0, err
+			return 0, err
 		}
 		k := len(order) - 1
 		for ; k >= 0; k-- {
-			d := order[k]
-			if idx[d]++; idx[d] < len(segs[d].vals) {
+			if segs[order[k]].step() {
 				break
 			}
-			idx[d] = 0
 		}
 		if k < 0 {
 			break
 		}
 	}
-	return names, n, nil
+	return n, nil
 }
 
-// rangeList expands "1-3,007,9" into the numbers as written (padding kept); at is
-// body's offset in its item, for the errors. More than room values are refused; with
-// count only their number is returned.
-func rangeList(body string, at, room int, count bool, look *looker) ([]string, int, error) {
+// rangeList reads "1-3,007,9" as its ranges (padding kept) and their number of
+// values; at is body's offset in its item, for the errors. More than room values
+// are refused.
+func rangeList(body string, at, room int, look *looker) ([]numRange, int, error) {
 	if body == "" {
 		return nil, 0, itemErr(at-1, "empty brackets")
 	}
-	var out []string
+	var out []numRange
 	n := 0
 	for _, r := range strings.Split(body, ",") {
+		if err := look.stopped(1); err != nil {
+			return nil, 0, err
+		}
 		lo, hi, isRange := strings.Cut(r, "-")
 		a, err := number(lo, at)
 		if err != nil {
@@ -361,23 +460,11 @@ func rangeList(body string, at, room int, count bool, look *looker) ([]string, i
 		}
 		n += int(b-a) + 1
 		at += len(r) + 1
-		if count {
-			continue
-		}
 		width := 0
 		if len(lo) > 1 && lo[0] == '0' {
 			width = len(lo) // zero padded: keep the width
 		}
-		for v := a; v <= b; v++ {
-			s := strconv.FormatUint(v, 10)
-			for len(s) < width {
-				s = "0" + s
-			}
-			out = append(out, s)
-			if err := look.stopped(1); err != nil {
-				return nil, 0, err
-			}
-		}
+		out = append(out, numRange{a, b, width})
 	}
 	return out, n, nil
 }

@@ -164,6 +164,32 @@ func TestExpandContextCap(t *testing.T) {
 	}
 }
 
+// Each makes one name at a time: a caller that stops at the first of
+// n[0-4194303] (a machine of 16 nodes refusing n0) costs that name, not the
+// 4,194,304 names Expand makes (nor the bracket's numbers made first, as
+// expandOne did before 2026-12-07); fn's error comes back as it is.
+func TestEachStopsWhenTold(t *testing.T) {
+	stop := errors.New("not a node")
+	var got []string
+	fn := func(n string) error {
+		if got = append(got, n); len(got) == 3 {
+			return stop
+		}
+		return nil
+	}
+	if err := Each(context.Background(), "a[1-2]b[3-4]c[5-6]", fn); err != stop || strings.Join(got, " ") != "a1b3c5 a1b3c6 a2b3c5" {
+		t.Fatalf("Each: %v, %v", got, err)
+	}
+	if a := testing.AllocsPerRun(10, func() {
+		Each(context.Background(), "n[0-4194303]", func(string) error { return stop })
+	}); a > 20 {
+		t.Errorf("Each of n[0-4194303] stopped at n0: %.0f allocations, want at most 20", a)
+	}
+	if err := Each(context.Background(), "n[0-4194304]", fn); err == nil || !errors.Is(err, ErrSyntax) {
+		t.Errorf("Each of 4194305 names: %v, want Count's error", err)
+	}
+}
+
 func FuzzExpand(f *testing.F) {
 	for _, s := range []string{"node[001-016,020]", "rack[0-3]_blade[0-41]", "a,b", "n[3-1]", "a b", "n[1-2],,n3"} {
 		f.Add(s)
@@ -172,6 +198,12 @@ func FuzzExpand(f *testing.F) {
 		names, err := Expand(s)
 		if n, cerr := Count(s); (cerr == nil) != (err == nil) || err == nil && n != len(names) {
 			t.Fatalf("%q: Count %d, %v; Expand %d names, %v", s, n, cerr, len(names), err)
+		}
+		// Each gives Expand's names, one at a time, and its error.
+		var each []string
+		eerr := Each(context.Background(), s, func(n string) error { each = append(each, n); return nil })
+		if (eerr == nil) != (err == nil) || err != nil && eerr.Error() != err.Error() || err == nil && !slices.Equal(each, names) {
+			t.Fatalf("%q: Each %d names, %v; Expand %d names, %v", s, len(each), eerr, len(names), err)
 		}
 		if err != nil {
 			// One quote clipped around the fault, the others short: the message
