@@ -86,10 +86,10 @@ type ReadOptions struct {
 	// (slurm.SacctOptions.MaxHosts), so that its cost follows the machine.
 	MaxHosts int
 	// Hosts are the machine's host names when the replay reads every NodeList by
-	// name, and HostsOf what the messages call the machine: an sacct NodeList
-	// naming another host is a malformed record at its line
-	// (slurm.SacctOptions.Hosts); nil: not checked.
-	Hosts   *hostlist.Table
+	// name: an sacct NodeList naming another host is a malformed record at its
+	// line (slurm.SacctOptions.Hosts); nil: not checked.
+	Hosts *hostlist.Table
+	// HostsOf is what the messages call the machine of Hosts ("mesh:4x4").
 	HostsOf string
 }
 
