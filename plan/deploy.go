@@ -1220,7 +1220,7 @@ func (p *Plan) buildNames(ctx context.Context, d, cur *Deployment) error {
 		out, err := hostlist.Compress(hs)
 		return out, changed, err
 	}
-	out, err = c2.EditLines(func(li int, l *slurm.ConfLine) ([]string, error) {
+	editLists := func(li int, l *slurm.ConfLine) ([]string, error) {
 		switch l.Kind() {
 		case "partitionname", "nodeset":
 			return renameNodeList(l, "Nodes", renameList)
@@ -1230,9 +1230,22 @@ func (p *Plan) buildNames(ctx context.Context, d, cur *Deployment) error {
 			return renameNodeList(l, "SuspendExcNodes", func(v string) (string, bool, error) { return renameExcNodes(v, renameList) })
 		}
 		return nil, nil
-	}, nil)
-	if err != nil {
+	}
+	// The lists are checked on the site's slurm.conf first, so that an error
+	// names the line the user wrote, not the renamed file's (whose NodeName
+	// lines were split in runs): the lists are the same text in both.
+	if _, err := p.conf.EditLines(editLists, nil); err != nil {
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
 		return &InputError{p.opt.SlurmConfPath, err}
+	}
+	out, err = c2.EditLines(editLists, nil)
+	if err != nil {
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+		return fmt.Errorf("internal error: the renamed slurm.conf's node lists: %w", err)
 	}
 	d.setConf(out)
 	d.names = newName
