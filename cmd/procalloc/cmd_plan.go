@@ -150,11 +150,12 @@ every phase, a read of standard input waiting on a pipe too; nothing is written 
 let finish: the plan is then whole, exit 130.`,
 		example: `procalloc plan --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo/testdata/fattree.node-name-map --slurm-conf plan/testdata/slurm.conf --trace sim/testdata/sacct-fattree.txt -o out/plan
 procalloc plan --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo/testdata/fattree.node-name-map --slurm-conf /etc/slurm/slurm.conf --topology-conf /etc/slurm/topology.conf --slurm-version 23.11 -o out/plan --deployment names
+procalloc plan --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo/testdata/fattree.node-name-map --slurm-conf /etc/slurm/slurm.conf --topology-conf /etc/slurm/topology.yaml --slurm-version 26.05 -o out/plan
 procalloc plan --machine torus:8x8x8 --hostlist 'nid[001-512]' --slurm-conf slurm.conf --slurm-version 26.05 --time-limit 30s -o out/torus-plan --json
 procalloc plan --machine mesh:4x4 --hosts nodes.txt --slurm-conf plan/testdata/slurm.conf --slurm-conf-dir /etc/slurm --weights list:1,0.5,0.25 --jobs 5000 --seed 2 --threshold 0.1 --block-size 4 -o out/mesh-plan
 procalloc plan --graph topo/testdata/fattree.ibnetdiscover --graph-format ibnetdiscover --node-name-map topo/testdata/fattree.node-name-map --slurm-conf plan/testdata/slurm.conf -o out/plan
 procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-conf plan/testdata/slurm.conf -o out/plan`,
-		yourFiles: []yourFile{yourNodes, {"slurm.conf", "your site's slurm.conf, defining the nodes nid[001-512]"}, {"/etc/slurm/slurm.conf", "your site's slurm.conf"}, {"/etc/slurm/topology.conf", "your site's topology.conf"}},
+		yourFiles: []yourFile{yourNodes, {"slurm.conf", "your site's slurm.conf, defining the nodes nid[001-512]"}, {"/etc/slurm/slurm.conf", "your site's slurm.conf"}, {"/etc/slurm/topology.conf", "your site's topology.conf"}, {"/etc/slurm/topology.yaml", "your site's topology.yaml (Slurm 25.05 and later)"}},
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			machine := fs.String("machine", "", "machine `SPEC` (mesh, torus, fattree:..., dragonfly:...); its nodes named by --hostlist or --hosts")
 			gf := declareGraphFlags(fs)

@@ -292,6 +292,12 @@ func writeYourFile(t *testing.T, dir, name string) bool {
 			t.Fatal(err)
 		}
 		write(string(data))
+	case "/etc/slurm/topology.yaml": // three topologies, the fat tree the cluster default
+		data, err := os.ReadFile("../../topo/testdata/topology.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		write(string(data))
 	case "partitions.conf": // sim's example: sacct-fattree.txt's two partitions, overlapping
 		write("NodeName=node[01-16] CPUs=1\nPartitionName=batch Nodes=ALL Default=YES\nPartitionName=debug Nodes=node[13-16]\n")
 	case "blocks.conf":
