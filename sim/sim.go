@@ -720,6 +720,9 @@ func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Resul
 		return nil, err
 	}
 	m.bl, m.pt = bl, pt
+	if m.cm != nil {
+		m.running = newRunningFree(cfg.Alloc, n)
+	}
 	tasks, err := newTaskOrdering(cfg.TaskOrder, cfg.Machine, cfg.TaskSeed, cfg.TaskRanking)
 	if err != nil {
 		return nil, fmt.Errorf("task order %s: %w", cfg.TaskOrder, err)
@@ -823,7 +826,9 @@ func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Resul
 			if err := pt.release(cfg.Clock, cfg.Alloc, e.job, r.Nodes); err != nil {
 				return nil, fmt.Errorf("job %d finishing at %d: %w", r.ID, now, err)
 			}
-			m.release(r.Nodes)
+			if err := m.release(r.Nodes); err != nil {
+				return nil, err
+			}
 			pl.released()
 			if err := em.finished(e.job); err != nil { // r may be forgotten now
 				return nil, err
@@ -918,7 +923,9 @@ func startJob(ctx context.Context, r *JobResult, nodes []int, cfg Config, ties a
 	if err := rm.measure(ctx, r); err != nil {
 		return err
 	}
-	m.measureCompactness(r, cfg.Alloc)
+	if err := m.measureCompactness(r, cfg.Alloc); err != nil {
+		return err
+	}
 	if m.bl != nil {
 		if err := m.bl.measure(ctx, r); err != nil {
 			return err
