@@ -108,6 +108,10 @@ type Config struct {
 	// heldPeak, when set, receives the most JobResults the replay held at once
 	// (jobTable.peak): the tests' measure of its memory.
 	heldPeak *int
+	// noD leaves the D metric out (FreeSquares -1, no Compactness): the
+	// slurm:consec replay that BlockWaits' extra wait is measured against
+	// reads the mean wait alone (Replay.consecMeanWait).
+	noD bool
 }
 
 // jobTable holds the replay's job records by job index: all of them, or, when the
@@ -720,6 +724,9 @@ func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Resul
 		return nil, err
 	}
 	m.bl, m.pt = bl, pt
+	if cfg.noD {
+		m.cm = nil
+	}
 	if m.cm != nil {
 		m.running = newRunningFree(cfg.Alloc, n)
 	}

@@ -812,7 +812,7 @@ func (rp *Replay) Run(ctx context.Context) (*Report, error) {
 // scheduler with slurm:consec (Slurm's selection without topology, which places
 // every job that fits by count) and returns their mean wait: the wait the jobs
 // would have had without waiting for blocks. Only the scheduling metrics are
-// computed.
+// computed, without D.
 func (rp *Replay) consecMeanWait(ctx context.Context) (float64, error) {
 	c := *rp
 	c.Spec.Alloc = "slurm:consec"
@@ -823,6 +823,7 @@ func (rp *Replay) consecMeanWait(ctx context.Context) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
+	cfg.noD = true
 	var res *Result
 	if c.lazy != nil {
 		res, err = run(ctx, nil, c.lazy, cfg)
