@@ -448,10 +448,12 @@ type JobResult struct {
 	MessageDistance float64 // MessageHops / Messages
 	HopBytes        int64   // sum over messages of hops x message bytes
 	MaxShared       int64   // most of the job's routes (one cycle) on one link
-	// Compactness of the free set right after the job's allocation (Liu et al. §4;
-	// alloc.Compactness), on 2^m x 2^n meshes with an allocator that exposes its
-	// state: FreeSquares is D (Definition 1), -1 when not measured;
-	// SpatiallyCompact is Lemma 1's condition.
+	// Compactness of the machine's free set right after the job's allocation
+	// (Liu et al. §4; alloc.Compactness), on 2^m x 2^n meshes, with every
+	// allocator (meter.measureCompactness: a running job's nodes are busy, and
+	// the rest of its bt/sbt/dbt block or of its paging pages): FreeSquares is D
+	// (Definition 1), -1 when not measured; SpatiallyCompact is Lemma 1's
+	// condition.
 	FreeSquares      int
 	SpatiallyCompact bool // Lemma 1's condition held (false when not measured)
 	// With Config.Baseline: the least total pairwise L1 of any k nodes free at the
