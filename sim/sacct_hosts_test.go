@@ -65,6 +65,24 @@ func TestReplayChecksNodeListHostsAtRecord(t *testing.T) {
 	if rep, err := rp.Run(context.Background()); err != nil || rep.Jobs != 1 || rep.BadLines != 0 {
 		t.Fatalf("as-run with a window without job 2, replayed: %v", err)
 	}
+	// A heterogeneous job (one job of its components) with a component naming
+	// such a host, in the window: that component's record refused; skipped
+	// whole with SkipBad.
+	het := "JobID|JobIDRaw|Submit|Start|End|NNodes|State|NodeList\n" +
+		"5+0|5|2024-01-01T10:00:00|2024-01-01T10:00:00|2024-01-01T10:01:00|2|COMPLETED|n[1-2]\n" +
+		"5+1|6|2024-01-01T10:00:00|2024-01-01T10:00:00|2024-01-01T10:01:00|2|COMPLETED|n3,m1\n" +
+		"7|7|2024-01-01T10:00:10|2024-01-01T10:00:20|2024-01-01T10:01:00|2|COMPLETED|n[5-6]\n"
+	for _, skip := range []bool{false, true} {
+		s = spec("as-run")
+		s.TraceReader, s.Sched, s.From, s.SkipBad = strings.NewReader(het), SchedFCFS, "0", skip
+		rp, err = s.Prepare()
+		switch {
+		case !skip && (!errors.As(err, &pe) || pe.Line != 3 || !strings.Contains(err.Error(), `recorded node "m1" is not a host of mesh:4x4`)):
+			t.Fatalf("a heterogeneous job's component: %v, want line 3 naming m1", err)
+		case skip && (err != nil || len(rp.Jobs) != 1 || rp.Jobs[0].ID != 7 || rp.badHosts != 1):
+			t.Fatalf("a heterogeneous job's component, SkipBad: %v", err)
+		}
+	}
 }
 
 // TestWindowChecksNodeListHostsAtRecord: with a window (From, To), the records
