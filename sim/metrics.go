@@ -87,41 +87,31 @@ func newRunningFree(a alloc.Allocator, n int) *runningFree {
 }
 
 // took marks a starting job's nodes busy (with paging, its pages).
-func (rf *runningFree) took(nodes []int) error {
-	if rf == nil {
-		return nil
-	}
-	if rf.paged == nil {
-		if err := rf.free.Take(nodes); err != nil {
-			return fmt.Errorf("sim: internal error: the running jobs' nodes: %w", err)
-		}
-		return nil
-	}
-	for _, v := range nodes {
-		// A page is one job's: its first node busy, the job took it already.
-		if page := rf.paged.PageNodes(v); rf.free.IsFree(page[0]) {
-			if err := rf.free.Take(page); err != nil {
-				return fmt.Errorf("sim: internal error: the running jobs' pages: %w", err)
-			}
-		}
-	}
-	return nil
-}
+func (rf *runningFree) took(nodes []int) error { return rf.change(nodes, true) }
 
 // released marks a finished job's nodes free (with paging, its pages).
-func (rf *runningFree) released(nodes []int) error {
+func (rf *runningFree) released(nodes []int) error { return rf.change(nodes, false) }
+
+// change marks a job's nodes (with paging, its pages) busy (take) or free.
+func (rf *runningFree) change(nodes []int, take bool) error {
 	if rf == nil {
 		return nil
 	}
+	op := rf.free.Release
+	if take {
+		op = rf.free.Take
+	}
 	if rf.paged == nil {
-		if err := rf.free.Release(nodes); err != nil {
+		if err := op(nodes); err != nil {
 			return fmt.Errorf("sim: internal error: the running jobs' nodes: %w", err)
 		}
 		return nil
 	}
 	for _, v := range nodes {
-		if page := rf.paged.PageNodes(v); !rf.free.IsFree(page[0]) {
-			if err := rf.free.Release(page); err != nil {
+		// A page is one job's: taken (freed) whole at the first of the job's
+		// nodes on it, its first node then busy (free).
+		if page := rf.paged.PageNodes(v); rf.free.IsFree(page[0]) == take {
+			if err := op(page); err != nil {
 				return fmt.Errorf("sim: internal error: the running jobs' pages: %w", err)
 			}
 		}
