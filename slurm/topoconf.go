@@ -416,6 +416,8 @@ func (t *Topology) BlocksOf() (*Blocks, error) {
 //	         torus3d plugin places them; placements restrict job shapes, not the
 //	         network, and are checked but not kept; the earlier
 //	         torus3d: {name, dims, nodes} (or a list of one) is read too
+//	ring:    rings: [{ring: R, nodes: HOSTLIST}, ...] (Slurm 26.05; nodes in ring
+//	         order; a selection rule, no network: Topology.Graph refuses it)
 //	flat:    true (no network: refused)
 //
 // name selects a topology; empty selects the one with cluster_default: true (the
@@ -745,10 +747,14 @@ func yamlTopologyOf(ctx context.Context, pick *yaml.Node) (out *Topology, flat b
 		if out.Torus, err = torus3dOf(t, &lists); err != nil {
 			return nil, false, err
 		}
+	case yamlChild(pick, "ring") != nil:
+		if out.Rings, err = yamlRings(yamlChild(pick, "ring"), &lists, &look); err != nil {
+			return nil, false, err
+		}
 	case yamlChild(pick, "flat") != nil:
 		return nil, true, nil
 	default:
-		return nil, false, fmt.Errorf("line %d: topology %s has none of tree, block, torus3d", pick.Line, tn)
+		return nil, false, fmt.Errorf("line %d: topology %s has none of tree, block, torus3d, ring, flat", pick.Line, tn)
 	}
 	warns.done()
 	return out, false, nil
@@ -784,6 +790,63 @@ func yamlBlockSizes(bs *yaml.Node) ([]int, error) {
 	}
 	if err := checkBlockSizes(out); err != nil {
 		return nil, fmt.Errorf("line %d: block_sizes: %w (Slurm: \"Invalid BlockSizes value\")", bs.Line, err)
+	}
+	return out, nil
+}
+
+// yamlRings reads a topology's "ring:" mapping (topology.yaml(5), "Ring
+// definitions"): rings, a list of {ring: NAME, nodes: HOSTLIST} or one such
+// mapping (data_parser's TOPOLOGY_RING_CONFIG_ARRAY takes either), checked as
+// Slurm 26.05.3's ring_record.c, ring_record_validate, stops slurmctld: no ring
+// ("No rings configured"), a ring without a name ("Can't create a ring without a
+// name"), a name given twice ("Ring (%s) has already been defined"). A node
+// listed twice in one ring is refused too: Slurm would put it at two positions
+// of the ring (nodes_map) and count it twice in a segment. More than
+// MaxRingSize nodes is checked where the nodes are matched to slurm.conf's
+// (Slurm counts only those): alloc's slurm:ring.
+func yamlRings(rg *yaml.Node, lists *nameBudget, look *looker) (*Rings, error) {
+	rl := yamlChild(rg, "rings")
+	var items []*yaml.Node
+	switch {
+	case rl == nil:
+		return nil, fmt.Errorf("line %d: ring needs \"rings\": a list of {ring: NAME, nodes: HOSTLIST}", rg.Line)
+	case rl.Kind == yaml.MappingNode:
+		items = []*yaml.Node{rl}
+	case rl.Kind == yaml.SequenceNode:
+		items = rl.Content
+	default:
+		return nil, fmt.Errorf("line %d: rings: want a list of {ring: NAME, nodes: HOSTLIST}", rl.Line)
+	}
+	if len(items) == 0 {
+		return nil, fmt.Errorf("line %d: rings: an empty list (Slurm: \"No rings configured\", fatal)", rl.Line)
+	}
+	out := &Rings{}
+	seen := map[string]int{}
+	for _, r := range items {
+		if err := look.stopped(1); err != nil {
+			return nil, err
+		}
+		name, _ := yamlScalar(r, "ring")
+		if name == "" {
+			return nil, fmt.Errorf("line %d: a ring needs \"ring: NAME\" (Slurm: \"Can't create a ring without a name\", fatal)", r.Line)
+		}
+		if l, dup := seen[name]; dup {
+			return nil, fmt.Errorf("line %d: ring %s defined twice (first on line %d; Slurm: \"Ring (%s) has already been defined\", fatal)", r.Line, textin.Clip(name), l, textin.Clip(name))
+		}
+		seen[name] = r.Line
+		nodes, err := yamlHostlist(lists, r, "nodes")
+		if err != nil {
+			return nil, err
+		}
+		look.work += len(nodes)
+		at := make(map[string]int, len(nodes))
+		for i, n := range nodes {
+			if j, dup := at[n]; dup {
+				return nil, fmt.Errorf("line %d: ring %s lists node %s twice (positions %d and %d): Slurm would put it at both positions and count it twice in a job's segment", r.Line, textin.Clip(name), textin.Clip(n), j, i)
+			}
+			at[n] = i
+		}
+		out.Rings = append(out.Rings, Ring{Name: name, Line: r.Line, Nodes: nodes})
 	}
 	return out, nil
 }
@@ -872,7 +935,9 @@ func resolveAliases(n *yaml.Node, budget *int) error {
 
 // topologyKeys are the keys of topology.yaml(5) that procalloc reads, by mapping.
 var topologyKeys = map[string][]string{
-	"topology":     {"topology", "cluster_default", "tree", "block", "torus3d", "flat"},
+	"topology":     {"topology", "cluster_default", "tree", "block", "torus3d", "ring", "flat"},
+	"ring":         {"rings"},
+	"ring entry":   {"ring", "nodes"},
 	"tree":         {"switches"},
 	"switch":       {"switch", "children", "nodes"},
 	"block":        {"block_sizes", "blocks"},
@@ -904,13 +969,13 @@ func checkKeys(m *yaml.Node, what string) error {
 }
 
 // checkTopologyYAML checks one topology's keys at every level, that it has exactly
-// one of tree, block, torus3d and flat, and its block_sizes.
+// one of tree, block, torus3d, ring and flat, and its block_sizes.
 func checkTopologyYAML(t *yaml.Node) error {
 	if err := checkKeys(t, "topology"); err != nil {
 		return err
 	}
 	var kinds []string
-	for _, k := range []string{"tree", "block", "torus3d", "flat"} {
+	for _, k := range []string{"tree", "block", "torus3d", "ring", "flat"} {
 		if yamlChild(t, k) != nil {
 			kinds = append(kinds, k)
 		}
@@ -944,6 +1009,15 @@ func checkTopologyYAML(t *yaml.Node) error {
 			return err
 		}
 		return entries(b, "blocks", "block entry")
+	}
+	if r := yamlChild(t, "ring"); r != nil {
+		if err := checkKeys(r, "ring"); err != nil {
+			return err
+		}
+		if one := yamlChild(r, "rings"); one != nil && one.Kind == yaml.MappingNode {
+			return checkKeys(one, "ring entry")
+		}
+		return entries(r, "rings", "ring entry")
 	}
 	if tor := yamlChild(t, "torus3d"); tor != nil {
 		var tori []*yaml.Node

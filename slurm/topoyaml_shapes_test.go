@@ -45,7 +45,18 @@ func TestTopologyYAMLShapeErrors(t *testing.T) {
 		{"", "- topology: a\n  block:\n    blocks: [{block: b, nodes: n1, size: 2}]\n", "unknown key \"size\" in a block entry"},
 		{"", "- topology: t\n  torus3d:\n    toruses:\n      - {dims: {x: 1, y: 1, z: 1}, nodes: n1, shape: cube}\n", "unknown key \"shape\" in a torus"},
 		{"", "- topology: a\n  zone: x\n", "line 2: unknown key \"zone\" in a topology"},
-		{"", "- topology: a\n", "line 1: topology a has none of tree, block, torus3d"},
+		{"", "- topology: a\n", "line 1: topology a has none of tree, block, torus3d, ring, flat"},
+		{"", "- topology: r\n  ring: {}\n", "line 2: ring needs \"rings\""},
+		{"", "- topology: r\n  ring:\n    rings: []\n", "line 3: rings: an empty list (Slurm: \"No rings configured\""},
+		{"", "- topology: r\n  ring:\n    rings: r0\n", "line 3: rings: want a list"},
+		{"", "- topology: r\n  ring:\n    rings:\n      - nodes: n[1-3]\n", "line 4: a ring needs \"ring: NAME\" (Slurm: \"Can't create a ring without a name\""},
+		{"", "- topology: r\n  ring:\n    rings:\n      - {ring: a, nodes: n1}\n      - {ring: a, nodes: n2}\n", "line 5: ring a defined twice (first on line 4; Slurm: \"Ring (a) has already been defined\""},
+		{"", "- topology: r\n  ring:\n    rings:\n      - {ring: a, nodes: \"n[1-3],n2\"}\n", "line 4: ring a lists node n2 twice (positions 1 and 3)"},
+		{"", "- topology: r\n  ring:\n    rings: [{ring: a, nodes: n1, size: 2}]\n", "unknown key \"size\" in a ring entry"},
+		{"", "- topology: r\n  ring:\n    rings: {ring: a, nodes: n1, next: b}\n", "unknown key \"next\" in a ring entry"},
+		{"", "- topology: r\n  ring:\n    rings: [{ring: a, nodes: n1}]\n    spacing: 2\n", "line 4: unknown key \"spacing\" in a ring"},
+		{"", "- topology: r\n  ring:\n    rings: [{ring: a, nodes: n1}]\n  flat: true\n", "one topology with ring and flat"},
+		{"", "- topology: r\n  ring:\n    rings: [{ring: a, nodes: n1}]\n", "a topology/ring configuration (line 3) lists rings of at most 16 nodes with no switches"},
 		{"", "- topology: a\n  tree:\n    switches:\n      - &l\n        switch: s\n        nodes: *nothing\n", "unknown anchor 'nothing'"},
 		// A list item that is itself a list or a mapping has no names: it was
 		// dropped without a word, "nodes: [n1, [n2]]" read as n1 alone.
@@ -197,6 +208,7 @@ func FuzzParseTopologyYAMLAll(f *testing.F) {
 	f.Add(readFile(f, "../topo/testdata/topology.yaml"))
 	f.Add("- topology: none\n  flat: true\n- topology: a\n  cluster_default: true\n  block:\n    block_sizes: [2]\n    blocks: [{block: b, nodes: n[1-2]}]\n")
 	f.Add("[]\n")
+	f.Add("- topology: r\n  cluster_default: true\n  ring:\n    rings:\n      - ring: r0\n        nodes: n[3,1,2]\n      - {ring: r1, nodes: [n4, n1]}\n")
 	f.Add("- topology: a\n  cluster_default: true\n  flat: true\n- topology: b\n  cluster_default: true\n  tree: {switches: [{switch: s, nodes: n1}]}\n")
 	f.Fuzz(func(t *testing.T, src string) {
 		y, err := ParseTopologyYAMLAll(context.Background(), strings.NewReader(src))
@@ -220,7 +232,7 @@ func FuzzParseTopologyYAMLAll(f *testing.F) {
 			if err != nil {
 				t.Fatalf("%s: read whole, alone: %v", e.Name, err)
 			}
-			if !reflect.DeepEqual(one.Tree, e.Tree) || !reflect.DeepEqual(one.Blocks, e.Blocks) || !reflect.DeepEqual(one.Torus, e.Torus) {
+			if !reflect.DeepEqual(one.Tree, e.Tree) || !reflect.DeepEqual(one.Blocks, e.Blocks) || !reflect.DeepEqual(one.Torus, e.Torus) || !reflect.DeepEqual(one.Rings, e.Rings) {
 				t.Fatalf("%s: read whole and alone differ", e.Name)
 			}
 		}
@@ -233,9 +245,45 @@ func FuzzParseTopologyYAMLAll(f *testing.F) {
 				}
 				return
 			}
-			if err != nil || !reflect.DeepEqual(one.Tree, def.Tree) || !reflect.DeepEqual(one.Blocks, def.Blocks) || !reflect.DeepEqual(one.Torus, def.Torus) {
+			if err != nil || !reflect.DeepEqual(one.Tree, def.Tree) || !reflect.DeepEqual(one.Blocks, def.Blocks) || !reflect.DeepEqual(one.Torus, def.Torus) || !reflect.DeepEqual(one.Rings, def.Rings) {
 				t.Fatalf("the default %s, read alone without a name: %v", def.Name, err)
 			}
 		}
 	})
+}
+
+// TestTopologyYAMLRings: a ring topology's two forms of rings (a list, one
+// mapping; data_parser's TOPOLOGY_RING_CONFIG_ARRAY takes either) and a node
+// list written as a YAML list read as the same rings, each ring's nodes in the
+// order written (not sorted: the ring's order), a ring without nodes kept
+// empty; the kind is "ring", RingsOf returns them and TreeOf refuses them.
+func TestTopologyYAMLRings(t *testing.T) {
+	want := &Rings{Rings: []Ring{{Name: "r0", Line: 5, Nodes: []string{"n3", "n1", "n2", "n10"}}}}
+	for _, src := range []string{
+		"- topology: a\n  flat: true\n- topology: r\n  ring:\n    rings:\n      - ring: r0\n        nodes: n[3,1-2],n10\n",
+		"- topology: a\n  flat: true\n- topology: r\n  ring:\n    rings:\n      - ring: r0\n        nodes: [n3, \"n[1-2]\", n10]\n",
+		"- topology: a\n  flat: true\n- topology: r\n  ring:\n    rings:\n      ring: r0\n      nodes: n[3,1-2],n10\n",
+	} {
+		top, err := ParseTopologyYAML(strings.NewReader(src), "r")
+		if err != nil {
+			t.Fatalf("%q: %v", src, err)
+		}
+		got, err := top.RingsOf()
+		if err != nil || top.Kind() != "ring" {
+			t.Fatalf("%q: kind %s, %v", src, top.Kind(), err)
+		}
+		if !reflect.DeepEqual(got.Rings[0].Nodes, want.Rings[0].Nodes) || got.Rings[0].Name != "r0" {
+			t.Errorf("%q: %+v, want %+v", src, got, want)
+		}
+		if _, err := top.TreeOf(); err == nil || !strings.Contains(err.Error(), "topology/ring") {
+			t.Errorf("TreeOf: %v", err)
+		}
+	}
+	y, err := ParseTopologyYAMLAll(context.Background(), strings.NewReader("- topology: r\n  ring:\n    rings:\n      - ring: empty\n      - ring: b\n        nodes: n1\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rs := y.Topologies[0].Rings; rs == nil || len(rs.Rings) != 2 || len(rs.Rings[0].Nodes) != 0 || rs.Rings[1].Line != 5 || y.Topologies[0].Kind() != "ring" {
+		t.Errorf("rings %+v", y.Topologies[0].Topology)
+	}
 }
