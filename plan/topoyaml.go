@@ -36,8 +36,8 @@ import (
 //     configuration", block_record.c and torus3d_record.c alike) and left out.
 //
 // The current deployment then emulates each partition with its topology's
-// selection: tree slurm:tree, block slurm:block, flat slurm:consec, torus3d
-// plan's torus3d; partitions of different topologies with one emulator each,
+// selection: tree slurm:tree, block slurm:block, ring slurm:ring, flat
+// slurm:consec, torus3d plan's torus3d; partitions of different topologies with one emulator each,
 // every change of the machine told to all, each decision made by the job's
 // partition's (partSwitch).
 
@@ -67,9 +67,9 @@ func (p *Plan) readTopologyYAML(ctx context.Context) error {
 		return &InputError{opt.TopologyConfPath, fmt.Errorf("line %d: a topology.yaml, which Slurm reads from 25.05 on (src/interfaces/topology.c, topology_g_init); Slurm %s (%s) reads TopologyPlugin and topology.conf: give the topology.conf it runs, or the Slurm version the site runs (--slurm-version 25.05 or later)", y.Topologies[0].Line, opt.Version, opt.VersionSource)}
 	}
 	for _, e := range y.Topologies {
-		if e.Topology != nil && e.Torus != nil && !opt.Version.AtLeast(V2605) {
+		if e.Topology != nil && (e.Torus != nil || e.Rings != nil) && !opt.Version.AtLeast(V2605) {
 			// slurmctld loads every topology of the file, used or not.
-			return &InputError{opt.TopologyConfPath, fmt.Errorf("line %d: topology %s is torus3d, which Slurm has from 26.05 on; the site's is %s (%s)", e.Line, e.Name, opt.Version, opt.VersionSource)}
+			return &InputError{opt.TopologyConfPath, fmt.Errorf("line %d: topology %s is %s, which Slurm has from 26.05 on; the site's is %s (%s)", e.Line, e.Name, e.Kind(), opt.Version, opt.VersionSource)}
 		}
 	}
 	r := &p.Report
@@ -108,7 +108,7 @@ func (p *Plan) readTopologyYAML(ctx context.Context) error {
 }
 
 // topologyNodes lists t's nodes by the line that names them: a tree's leaves,
-// a block's nodes, a torus's.
+// a block's nodes, a torus's, a ring's.
 func topologyNodes(t *slurm.Topology) func(yield func(int, []string) bool) {
 	return func(yield func(int, []string) bool) {
 		switch {
@@ -126,6 +126,12 @@ func topologyNodes(t *slurm.Topology) func(yield func(int, []string) bool) {
 			}
 		case t.Torus != nil:
 			yield(t.Torus.Line, t.Torus.Nodes)
+		case t.Rings != nil:
+			for _, r := range t.Rings.Rings {
+				if !yield(r.Line, r.Nodes) {
+					return
+				}
+			}
 		}
 	}
 }
@@ -316,6 +322,33 @@ func (p *Plan) yamlRule(e *slurm.YAMLTopology, base alloc.SlurmConfig, rename ma
 			b = &c
 		}
 		rule.cfg.Blocks = b
+	case "ring":
+		// ring_record_validate: a name slurm.conf lacks is left out (with
+		// "Invalid hostnames in ring configuration"), and a ring of more than
+		// MaxRingSize of slurm.conf's nodes stops slurmctld.
+		have := make(map[string]bool, len(p.Names))
+		for _, n := range p.Names {
+			have[n] = true
+		}
+		rs := &slurm.Rings{Rings: slices.Clone(e.Rings.Rings)}
+		for i := range rs.Rings {
+			r := &rs.Rings[i]
+			var ns []string
+			known := 0
+			for _, n := range r.Nodes {
+				if _, ok := p.confNodes[n]; ok {
+					known++
+				}
+				if have[n] {
+					ns = append(ns, rn(n))
+				}
+			}
+			if known > slurm.MaxRingSize {
+				return rule, "", &InputError{p.opt.TopologyConfPath, fmt.Errorf("line %d: topology %s: ring %s has %d of slurm.conf's nodes; Slurm's rings hold at most %d (ring_record.c, ring_record_validate: \"Ring (%s) is bigger than %d\", fatal)", r.Line, e.Name, r.Name, known, slurm.MaxRingSize, r.Name, slurm.MaxRingSize)}
+			}
+			r.Nodes = ns
+		}
+		rule.cfg.Rings = rs
 	case "torus3d":
 		tc, why := p.torusOf(e.Torus)
 		if why != "" {

@@ -408,6 +408,10 @@ func TestTopologyYAMLErrors(t *testing.T) {
 			wantErr: []string{"topology.yaml", "line 2", "25.05", "24.11"}},
 		{name: "torus3d before 26.05", ver: Version{25, 11, 0}, conf: all + "\n", topology: "- topology: t\n  torus3d:\n    toruses:\n      - name: t\n        dims: {x: 4, y: 2, z: 2}\n        nodes: \"node[01-16]\"\n        placements:\n          - dims: {x: 1, y: 1, z: 1}\n",
 			wantErr: []string{"topology.yaml", "line 1", "26.05", "25.11"}},
+		{name: "ring before 26.05", ver: Version{25, 11, 0}, conf: all + "\n", topology: "- topology: r\n  ring:\n    rings:\n      - ring: a\n        nodes: node[01-08]\n",
+			wantErr: []string{"topology.yaml", "line 1", "topology r is ring", "26.05", "25.11"}},
+		{name: "a ring of 17 of slurm.conf's nodes", ver: Version{26, 5, 0}, conf: all + "\nNodeName=node17\n", topology: "- topology: r\n  ring:\n    rings:\n      - ring: a\n        nodes: node[01-17]\n",
+			wantErr: []string{"topology.yaml", "line 4", "ring a has 17 of slurm.conf's nodes", "at most 16", "Ring (a) is bigger than 16"}},
 		{name: "no node of slurm.conf", ver: Version{26, 5, 0}, conf: all + "\n", topology: strings.ReplaceAll(treeY, "node[", "n["),
 			wantErr: []string{"topology.yaml", "line 1", "topology fabric", "none of its 16 nodes", "line 5 names n01"}},
 		{name: "a bad topology.yaml", ver: Version{26, 5, 0}, conf: all + "\n", topology: treeY + "- topology: b\n  block:\n    blocks:\n      - block: b1\n        nodes: node[01-04]\n      - block: b1\n        nodes: node[05-08]\n",
@@ -452,18 +456,19 @@ func TestPartSwitchMatchesItsRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	yaml := flatYAML + yamlTopology(t, parseConfTopology(t, tree), "fabric", false) + yamlTopology(t, parseConfTopology(t, sampleBlocks()), "racks", false)
+	rings := "- topology: rings\n  ring:\n    rings:\n      - {ring: a, nodes: \"node[05,01,03,07,02]\"}\n      - {ring: b, nodes: \"node[09-16]\"}\n"
+	yaml := flatYAML + yamlTopology(t, parseConfTopology(t, tree), "fabric", false) + yamlTopology(t, parseConfTopology(t, sampleBlocks()), "racks", false) + rings
 	opt := sampleOptions(t, false)
 	opt.Version, opt.VersionSource = Version{26, 5, 0}, "test"
 	opt.SyntheticJobs = 20
-	opt.SlurmConf = []byte("NodeName=DEFAULT CPUs=1\nNodeName=node[01-16]\nPartitionName=DEFAULT OverSubscribe=EXCLUSIVE\nPartitionName=all Nodes=ALL Default=YES\nPartitionName=t Nodes=ALL Topology=fabric\nPartitionName=b Nodes=ALL Topology=racks\n")
+	opt.SlurmConf = []byte("NodeName=DEFAULT CPUs=1\nNodeName=node[01-16]\nPartitionName=DEFAULT OverSubscribe=EXCLUSIVE\nPartitionName=all Nodes=ALL Default=YES\nPartitionName=t Nodes=ALL Topology=fabric\nPartitionName=b Nodes=ALL Topology=racks\nPartitionName=r Nodes=ALL Topology=rings\n")
 	opt.TopologyConf, opt.TopologyConfPath = []byte(yaml), "topology.yaml"
 	p, err := Make(context.Background(), opt)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cur := p.Deployment(KindCurrent)
-	if cur.parts == nil || len(cur.parts.rules) != 3 {
+	if cur.parts == nil || len(cur.parts.rules) != 4 {
 		t.Fatalf("rules %+v", cur.parts)
 	}
 	a, err := cur.Allocator()
@@ -483,7 +488,7 @@ func TestPartSwitchMatchesItsRules(t *testing.T) {
 			running = slices.Delete(running, i, i+1)
 			continue
 		}
-		part := []string{"all", "t", "b", "other"}[rng.IntN(4)]
+		part := []string{"all", "t", "b", "r", "other"}[rng.IntN(5)]
 		k := 1 + rng.IntN(8)
 		if k > ps.NumFree() {
 			continue
@@ -523,7 +528,7 @@ func TestPartSwitchMatchesItsRules(t *testing.T) {
 			}
 		}
 	}
-	for _, part := range []string{"all", "t", "b", "other"} {
+	for _, part := range []string{"all", "t", "b", "r", "other"} {
 		if decided[part] == 0 {
 			t.Errorf("no decision in partition %s", part)
 		}
