@@ -125,7 +125,8 @@ func topologyNodes(t *slurm.Topology) func(yield func(int, []string) bool) {
 				}
 			}
 		case t.Torus != nil:
-			yield(t.Torus.Line, t.Torus.Nodes)
+			// Positions its regions leave empty ("") are no names.
+			yield(t.Torus.Line, slices.DeleteFunc(slices.Clone(t.Torus.Nodes), func(n string) bool { return n == "" }))
 		case t.Rings != nil:
 			for _, r := range t.Rings.Rings {
 				if !yield(r.Line, r.Nodes) {
@@ -371,6 +372,8 @@ func (p *Plan) torusOf(t *slurm.Torus) (*torusConfig, string) {
 		return nil, "it lists no placements"
 	case t.OwnAnchors:
 		return nil, "a placement gives anchor_seed or anchor_spacing of its own"
+	case t.Empty > 0:
+		return nil, fmt.Sprintf("its regions leave %d of its %d positions without a node (Slurm skips every placement box that holds one; the emulation does not model them)", t.Empty, len(t.Nodes))
 	case len(t.Nodes) != len(p.Names):
 		return nil, fmt.Sprintf("its %d nodes are not the %d compute hosts", len(t.Nodes), len(p.Names))
 	}

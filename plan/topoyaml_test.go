@@ -534,3 +534,58 @@ func TestPartSwitchMatchesItsRules(t *testing.T) {
 		}
 	}
 }
+
+// TestCurrentTorus3DFromRegions: a site whose topology.yaml gives its torus by
+// regions (Slurm 26.05; the positions checked on Slurm 26.05.3 in
+// slurm/newslurm_test.go, TestTorus3DRegionsOnSlurmNew) is modelled as the site
+// whose torus lists the same nodes at the same positions: the same current row
+// and predictions. Regions that leave positions empty are modelled flat, a note
+// saying why.
+func TestCurrentTorus3DFromRegions(t *testing.T) {
+	g, err := topo.ParseSpec("torus:4x2x2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := map[string][]int{"all": nil}
+	for v := 1; v <= 16; v++ {
+		parts["all"] = append(parts["all"], v)
+	}
+	hosts := hostsOf(parts["all"])
+	jobs := partHistory(rand.New(rand.NewPCG(4, 9)), 60, parts, []string{"all"})
+	conf := "NodeName=DEFAULT CPUs=1\nNodeName=node[01-16]\nPartitionName=all Nodes=ALL OverSubscribe=EXCLUSIVE Default=YES\n"
+	var pl strings.Builder
+	for _, b := range slurm.DefaultPlacements([3]int{4, 2, 2}) {
+		fmt.Fprintf(&pl, "      - dims: {x: %d, y: %d, z: %d}\n", b.X, b.Y, b.Z)
+	}
+	head := "- topology: t\n  torus3d:\n    name: t1\n    dims: {x: 4, y: 2, z: 2}\n"
+	regions := head + "    regions:\n      - {anchor: {z: 1}, dims: {x: 4, y: 2, z: 1}, nodes: \"node[16,03,11,07,01,14,05,09]\"}\n      - {dims: {x: 2, y: 2, z: 1}, nodes: \"node[12,02,15,06]\"}\n      - {anchor: {x: 2}, dims: {x: 2, y: 2, z: 1}, nodes: \"node[04,13,08,10]\"}\n    placements:\n" + pl.String()
+	// The same positions as a node list, x fastest: z = 0's row y = 0, y = 1, then z = 1's.
+	nodes := head + "    nodes: \"node[12,02,04,13,15,06,08,10,16,03,11,07,01,14,05,09]\"\n    placements:\n" + pl.String()
+	holes := head + "    regions:\n      - {anchor: {z: 1}, dims: {x: 4, y: 2, z: 1}, nodes: \"node[16,03,11,07,01,14,05,09]\"}\n    placements:\n" + pl.String()
+	run := func(yaml string) *Plan {
+		opt := Options{Machine: g, Hosts: hosts, MachineSource: "torus:4x2x2", SlurmConf: []byte(conf), SlurmConfPath: "slurm.conf",
+			TimeLimit: 10 * time.Second, Seed: 1, Version: Version{26, 5, 0}, VersionSource: "test", TopologyConf: []byte(yaml), TopologyConfPath: "topology.yaml"}
+		opt.Trace, opt.TracePath = sacctOf(t, jobs), "sacct.txt"
+		p, err := Make(context.Background(), opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	pr, pn := run(regions), run(nodes)
+	rr, rp := currentOf(t, pr)
+	nr, np := currentOf(t, pn)
+	if pr.Deployment(KindCurrent).torus == nil || pr.Deployment(KindCurrent).torus.nodeAt == nil {
+		t.Fatal("regions: not the torus3d emulation with a position map")
+	}
+	if len(rp) == 0 || !bytes.Equal(rp, np) || !reflect.DeepEqual(rr.Metrics, nr.Metrics) {
+		t.Errorf("regions predict\n%s\nthe node list\n%s", rp, np)
+	}
+	ph := run(holes)
+	hr, _ := currentOf(t, ph)
+	if ph.Deployment(KindCurrent).torus != nil || !slices.ContainsFunc(hr.Notes, func(n string) bool {
+		return strings.Contains(n, "its regions leave 8 of its 16 positions without a node") && strings.Contains(n, "modelled as flat")
+	}) {
+		t.Errorf("regions with empty positions: notes %q", hr.Notes)
+	}
+}

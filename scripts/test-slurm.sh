@@ -51,8 +51,8 @@ if [ "$extra" -ne 0 ]; then
 fi
 # With a Slurm built from source (scripts/slurm-build.sh; PROCALLOC_SLURM_NEW, default
 # /opt/slurm-new): slurm:block against its topology/block, jobs waiting for a block in
-# a replay against its pending jobs, and the torus3d, block and SwitchAsNodeRank files
-# loaded into it. Its placements count in the last line.
+# a replay against its pending jobs, and the torus3d (also given by regions), block and
+# SwitchAsNodeRank files loaded into it. Its placements count in the last line.
 new_prefix=${PROCALLOC_SLURM_NEW:-/opt/slurm-new}
 new_env=()
 block= blockwait=

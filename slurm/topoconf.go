@@ -415,7 +415,9 @@ func (t *Topology) BlocksOf() (*Blocks, error) {
 //	         (Slurm 26.05's schema; one torus), nodes in x-fastest order, as Slurm's
 //	         torus3d plugin places them; placements restrict job shapes, not the
 //	         network, and are checked but not kept; the earlier
-//	         torus3d: {name, dims, nodes} (or a list of one) is read too
+//	         torus3d: {name, dims, nodes} (or a list of one) is read too; regions:
+//	         [{anchor: {x, y, z}, dims: {x, y, z}, nodes: HOSTLIST}, ...] in place of
+//	         nodes put each region's nodes at its positions (torusRegions)
 //	ring:    rings: [{ring: R, nodes: HOSTLIST}, ...] (Slurm 26.05; nodes in ring
 //	         order; a selection rule, no network: Topology.Graph refuses it)
 //	flat:    true (no network: refused)
@@ -855,9 +857,6 @@ func torus3dOf(t *yaml.Node, lists *nameBudget) (*Torus, error) {
 	if t.Kind != yaml.MappingNode {
 		return nil, fmt.Errorf("line %d: torus3d is a mapping", t.Line)
 	}
-	if yamlChild(t, "regions") != nil {
-		return nil, fmt.Errorf("line %d: torus3d regions are not supported; give dims and nodes", t.Line)
-	}
 	d := yamlChild(t, "dims")
 	if d == nil {
 		return nil, fmt.Errorf("line %d: torus3d needs dims: {x: X, y: Y, z: Z}", t.Line)
@@ -872,14 +871,23 @@ func torus3dOf(t *yaml.Node, lists *nameBudget) (*Torus, error) {
 		}
 		tor.Dims[j] = v
 	}
-	nodes, err := yamlHostlist(lists, t, "nodes")
-	if err != nil {
-		return nil, err
+	if rg := yamlChild(t, "regions"); rg != nil {
+		if yamlChild(t, "nodes") != nil {
+			return nil, fmt.Errorf("line %d: torus3d with nodes and regions (Slurm: \"Torus3d configuration cannot specify both nodes and regions\")", t.Line)
+		}
+		if err := torusRegions(tor, rg, lists); err != nil {
+			return nil, err
+		}
+	} else {
+		nodes, err := yamlHostlist(lists, t, "nodes")
+		if err != nil {
+			return nil, err
+		}
+		if p := tor.Dims[0] * tor.Dims[1] * tor.Dims[2]; len(nodes) != p {
+			return nil, fmt.Errorf("line %d: torus3d %dx%dx%d = %d positions but %d nodes", t.Line, tor.Dims[0], tor.Dims[1], tor.Dims[2], p, len(nodes))
+		}
+		tor.Nodes = nodes
 	}
-	if p := tor.Dims[0] * tor.Dims[1] * tor.Dims[2]; len(nodes) != p {
-		return nil, fmt.Errorf("line %d: torus3d %dx%dx%d = %d positions but %d nodes", t.Line, tor.Dims[0], tor.Dims[1], tor.Dims[2], p, len(nodes))
-	}
-	tor.Nodes = nodes
 	if pl := yamlChild(t, "placements"); pl != nil && pl.Kind == yaml.SequenceNode {
 		// Checked by checkPlacements: dims positive, within the torus.
 		xyz := func(d *yaml.Node) (v [3]int, given [3]bool) {
@@ -909,6 +917,87 @@ func torus3dOf(t *yaml.Node, lists *nameBudget) (*Torus, error) {
 		}
 	}
 	return tor, nil
+}
+
+// torusRegions places a torus's regions (topology.yaml(5): "regions", in place
+// of nodes) as Slurm 26.05.3's torus3d_record.c, _validate_regions_config, does:
+// a region {anchor: {x, y, z}, dims: {x, y, z}, nodes: HOSTLIST} (a list of them,
+// or one) puts its nodes, x fastest within the region, at the torus positions
+// anchor + (x, y, z); it must have nodes ("Torus3d region missing nodes"), fit
+// in the torus without wrapping ("Torus3d region dims exceed torus
+// dimensions"), name as many nodes as it has positions ("Torus3d region node
+// count does not match dims") and overlap no earlier region ("Torus3d region
+// overlaps existing nodes"): each an error naming the region's line, as each
+// stops slurmctld. Positions no region covers hold no node (Nodes[i] == "",
+// counted in Torus.Empty): eval_nodes_torus3d.c skips an anchor whose box holds
+// fewer nodes than the placement's size (_check_anchor).
+func torusRegions(tor *Torus, rg *yaml.Node, lists *nameBudget) error {
+	var items []*yaml.Node
+	switch rg.Kind {
+	case yaml.MappingNode:
+		items = []*yaml.Node{rg}
+	case yaml.SequenceNode:
+		items = rg.Content
+	default:
+		return fmt.Errorf("line %d: regions: want a list of {anchor, dims, nodes}", rg.Line)
+	}
+	X, Y, Z := tor.Dims[0], tor.Dims[1], tor.Dims[2]
+	tor.Nodes = make([]string, X*Y*Z)
+	from := make([]int, X*Y*Z) // the line of the region at each position
+	for _, r := range items {
+		var anchor, dims [3]int
+		for i, key := range []string{"anchor", "dims"} {
+			m := yamlChild(r, key)
+			if m == nil {
+				continue
+			}
+			for j, k := range []string{"x", "y", "z"} {
+				v, line := yamlScalar(m, k)
+				if v == "" {
+					continue
+				}
+				n, err := strconv.Atoi(v)
+				if err != nil || n < 0 || n > 1<<16 {
+					return fmt.Errorf("line %d: region %s %s = %q: want a non-negative integer", max(line, m.Line), key, k, textin.Clip(v))
+				}
+				if i == 0 {
+					anchor[j] = n
+				} else {
+					dims[j] = n
+				}
+			}
+		}
+		nodes, err := yamlHostlist(lists, r, "nodes")
+		if err != nil {
+			return err
+		}
+		if len(nodes) == 0 {
+			return fmt.Errorf("line %d: a region without nodes (Slurm: \"Torus3d region missing nodes\", fatal)", r.Line)
+		}
+		for j := range 3 {
+			if anchor[j]+dims[j] > tor.Dims[j] {
+				return fmt.Errorf("line %d: region anchor %v + dims %v leaves the %dx%dx%d torus (regions do not wrap; Slurm: \"Torus3d region dims exceed torus dimensions\", fatal)", r.Line, anchor, dims, X, Y, Z)
+			}
+		}
+		if size := dims[0] * dims[1] * dims[2]; len(nodes) != size {
+			return fmt.Errorf("line %d: region %dx%dx%d = %d positions but %d nodes (Slurm: \"Torus3d region node count does not match dims\", fatal)", r.Line, dims[0], dims[1], dims[2], size, len(nodes))
+		}
+		for i, n := range nodes {
+			x, y, z := anchor[0]+i%dims[0], anchor[1]+(i/dims[0])%dims[1], anchor[2]+i/(dims[0]*dims[1])
+			pos := x + X*(y+Y*z)
+			if from[pos] != 0 {
+				return fmt.Errorf("line %d: region overlaps the region of line %d at (%d, %d, %d) (Slurm: \"Torus3d region overlaps existing nodes\", fatal)", r.Line, from[pos], x, y, z)
+			}
+			from[pos] = r.Line
+			tor.Nodes[pos] = n
+		}
+	}
+	for _, n := range tor.Nodes {
+		if n == "" {
+			tor.Empty++
+		}
+	}
+	return nil
 }
 
 // resolveAliases replaces every alias in the tree under n by the node it names, so
@@ -945,6 +1034,7 @@ var topologyKeys = map[string][]string{
 	"torus3d":      {"toruses", "name", "dims", "nodes", "regions", "placements"},
 	"torus":        {"name", "dims", "nodes", "regions", "placements"},
 	"torus3d dims": {"x", "y", "z"},
+	"region":       {"anchor", "dims", "nodes"},
 	"placement":    {"dims", "anchor_seed", "anchor_spacing"},
 }
 
@@ -1048,6 +1138,24 @@ func checkTopologyYAML(t *yaml.Node) error {
 			}
 			if err := checkPlacements(e); err != nil {
 				return err
+			}
+			if rg := yamlChild(e, "regions"); rg != nil {
+				regions := []*yaml.Node{rg}
+				if rg.Kind == yaml.SequenceNode {
+					regions = rg.Content
+				}
+				for _, r := range regions {
+					if err := checkKeys(r, "region"); err != nil {
+						return err
+					}
+					for _, k := range []string{"anchor", "dims"} {
+						if d := yamlChild(r, k); d != nil {
+							if err := checkKeys(d, "torus3d dims"); err != nil {
+								return err
+							}
+						}
+					}
+				}
 			}
 		}
 	}

@@ -93,7 +93,7 @@ type Torus struct {
 	Name  string   // the topology's name in the topology.yaml
 	Line  int      // the line of its entry
 	Dims  [3]int   // X, Y, Z
-	Nodes []string // X*Y*Z node names, x fastest
+	Nodes []string // X*Y*Z node names, x fastest; "" where no node is (regions)
 	// Placements are the job shapes of its placements (their dims), in the
 	// file's order; nil when it lists none.
 	Placements []Box
@@ -101,6 +101,9 @@ type Torus struct {
 	// or an anchor_spacing other than its own dims (Slurm's torus3d_record.c,
 	// _build_placement_anchors): anchors Box.Anchors does not list.
 	OwnAnchors bool
+	// Empty counts the positions that hold no node: those a torus given by
+	// regions leaves uncovered (Nodes[i] == "").
+	Empty int
 }
 
 // Rings is a topology/ring configuration (Slurm 26.05 on; read from a
@@ -619,6 +622,9 @@ func (b *Blocks) graph(look *looker) (*topo.Graph, error) {
 }
 
 func (tr *Torus) graph() (*topo.Graph, error) {
+	if tr.Empty > 0 {
+		return nil, fmt.Errorf("line %d: torus3d: its regions leave %d of its %d positions without a node; the network there is not described (a router with no host, or none): give the network another way (--graph, --machine)", tr.Line, tr.Empty, len(tr.Nodes))
+	}
 	grid, err := topo.NewGrid(tr.Dims[:], []bool{true, true, true})
 	if err != nil {
 		return nil, err

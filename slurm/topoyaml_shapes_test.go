@@ -30,7 +30,16 @@ func TestTopologyYAMLShapeErrors(t *testing.T) {
 		{"", "- topology: t\n  torus3d:\n    toruses: []\n", "line 3: 0 tori in one topology"},
 		{"", "- topology: t\n  torus3d:\n    - {dims: {x: 1, y: 1, z: 1}, nodes: n1}\n    - {dims: {x: 1, y: 1, z: 1}, nodes: n2}\n", "line 3: 2 tori in one topology; procalloc reads one"},
 		{"", "- topology: t\n  torus3d:\n    toruses:\n      - name\n", "line 4: torus: want a mapping"},
-		{"", "- topology: t\n  torus3d:\n    regions: []\n    dims: {x: 1, y: 1, z: 1}\n", "line 3: torus3d regions are not supported"},
+		{"", "- topology: t\n  torus3d:\n    dims: {x: 2, y: 2, z: 1}\n    regions:\n      - {anchor: {x: 0, y: 0, z: 0}, dims: {x: 2, y: 1, z: 1}, nodes: \"n[1-2]\"}\n    nodes: n[1-4]\n", "line 3: torus3d with nodes and regions (Slurm: \"Torus3d configuration cannot specify both nodes and regions\")"},
+		{"", "- topology: t\n  torus3d:\n    dims: {x: 2, y: 2, z: 1}\n    regions:\n      - {anchor: {x: 0, y: 0, z: 0}, dims: {x: 2, y: 1, z: 1}}\n", "line 5: a region without nodes (Slurm: \"Torus3d region missing nodes\""},
+		{"", "- topology: t\n  torus3d:\n    dims: {x: 2, y: 2, z: 1}\n    regions:\n      - {anchor: {x: 1, y: 0, z: 0}, dims: {x: 2, y: 1, z: 1}, nodes: \"n[1-2]\"}\n", "line 5: region anchor [1 0 0] + dims [2 1 1] leaves the 2x2x1 torus (regions do not wrap; Slurm: \"Torus3d region dims exceed torus dimensions\""},
+		{"", "- topology: t\n  torus3d:\n    dims: {x: 2, y: 2, z: 1}\n    regions:\n      - {dims: {x: 2, y: 1, z: 1}, nodes: \"n[1-3]\"}\n", "line 5: region 2x1x1 = 2 positions but 3 nodes (Slurm: \"Torus3d region node count does not match dims\""},
+		{"", "- topology: t\n  torus3d:\n    dims: {x: 2, y: 2, z: 1}\n    regions:\n      - {dims: {x: 2, y: 1, z: 1}, nodes: \"n[1-2]\"}\n      - {anchor: {x: 1}, dims: {x: 1, y: 2, z: 1}, nodes: \"n[3-4]\"}\n", "line 6: region overlaps the region of line 5 at (1, 0, 0) (Slurm: \"Torus3d region overlaps existing nodes\""},
+		{"", "- topology: t\n  torus3d:\n    dims: {x: 2, y: 2, z: 1}\n    regions:\n      - {anchor: {x: -1}, dims: {x: 2, y: 1, z: 1}, nodes: \"n[1-2]\"}\n", "line 5: region anchor x = \"-1\": want a non-negative integer"},
+		{"", "- topology: t\n  torus3d:\n    dims: {x: 2, y: 2, z: 1}\n    regions:\n      - {corner: {x: 0}, dims: {x: 2, y: 1, z: 1}, nodes: \"n[1-2]\"}\n", "unknown key \"corner\" in a region"},
+		{"", "- topology: t\n  torus3d:\n    dims: {x: 2, y: 2, z: 1}\n    regions:\n      - {anchor: {w: 0}, dims: {x: 2, y: 1, z: 1}, nodes: \"n[1-2]\"}\n", "unknown key \"w\" in a torus3d dims"},
+		{"", "- topology: t\n  torus3d:\n    dims: {x: 2, y: 2, z: 1}\n    regions: n1\n", "line 4: region: want a mapping"},
+		{"", "- topology: t\n  torus3d:\n    dims: {x: 2, y: 2, z: 1}\n    regions:\n      - {dims: {x: 2, y: 1, z: 1}, nodes: \"n[1-2]\"}\n", "torus3d: its regions leave 2 of its 4 positions without a node"},
 		{"", "- topology: t\n  torus3d:\n    nodes: n1\n", "line 3: torus3d needs dims"},
 		{"", "- topology: t\n  torus3d:\n    dims: {x: 2, y: 0, z: 1}\n    nodes: n[1-2]\n", "line 3: torus3d dims y = \"0\": want a positive integer"},
 		{"", "- topology: t\n  torus3d:\n    dims: {x: 2, z: 1}\n    nodes: n[1-2]\n", "line 3: torus3d dims y = \"\""},
@@ -285,5 +294,35 @@ func TestTopologyYAMLRings(t *testing.T) {
 	}
 	if rs := y.Topologies[0].Rings; rs == nil || len(rs.Rings) != 2 || len(rs.Rings[0].Nodes) != 0 || rs.Rings[1].Line != 5 || y.Topologies[0].Kind() != "ring" {
 		t.Errorf("rings %+v", y.Topologies[0].Topology)
+	}
+}
+
+// TestTopologyYAMLTorusRegions: a torus given by regions reads as the torus
+// given by nodes in the positions the regions put them at (x fastest within a
+// region, offset by its anchor), in both forms of regions (a list, one
+// mapping); positions no region covers are empty and counted.
+func TestTopologyYAMLTorusRegions(t *testing.T) {
+	byNodes, err := ParseTopologyYAML(strings.NewReader("- topology: t\n  torus3d:\n    dims: {x: 2, y: 2, z: 2}\n    nodes: n[5,6,7,8,1,3,2,4]\n"), "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	byRegions, err := ParseTopologyYAML(strings.NewReader("- topology: t\n  torus3d:\n    dims: {x: 2, y: 2, z: 2}\n    regions:\n      - {anchor: {z: 1}, dims: {x: 1, y: 2, z: 1}, nodes: \"n[1-2]\"}\n      - {anchor: {x: 1, z: 1}, dims: {x: 1, y: 2, z: 1}, nodes: \"n[3-4]\"}\n      - {dims: {x: 2, y: 2, z: 1}, nodes: \"n[5-8]\"}\n"), "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(byNodes.Torus.Nodes, byRegions.Torus.Nodes) || byRegions.Torus.Empty != 0 {
+		t.Fatalf("by regions %v (empty %d), by nodes %v", byRegions.Torus.Nodes, byRegions.Torus.Empty, byNodes.Torus.Nodes)
+	}
+	g1, err1 := byNodes.Graph()
+	g2, err2 := byRegions.Graph()
+	if err1 != nil || err2 != nil || g1.N() != g2.N() {
+		t.Fatalf("graphs: %v %v", err1, err2)
+	}
+	one, err := ParseTopologyYAML(strings.NewReader("- topology: t\n  torus3d:\n    toruses:\n      - name: a\n        dims: {x: 2, y: 2, z: 1}\n        regions: {anchor: {y: 1}, dims: {x: 2, y: 1, z: 1}, nodes: \"n[1-2]\"}\n"), "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"", "", "n1", "n2"}; !slices.Equal(one.Torus.Nodes, want) || one.Torus.Empty != 2 {
+		t.Fatalf("one region: %q (empty %d), want %q", one.Torus.Nodes, one.Torus.Empty, want)
 	}
 }
