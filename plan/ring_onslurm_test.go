@@ -42,9 +42,10 @@ const ringSiteYAML = `- topology: none
 // partition at random, placed by Slurm and by the emulation told the partition
 // and kept to its nodes: every placement compared, and jobs the emulation says
 // wait probed with salloc --immediate. Then the rings as the topology of bp
-// only (the default flat), and the weights deployment (Weight=rank+1 beside the
-// site's topology.yaml: segments of lower weight first). It ends with "plan
-// ring: N placements predicted, D differ".
+// only (the default flat), the weights deployment (Weight=rank+1 beside the
+// site's topology.yaml: segments of lower weight first) and the names
+// deployment (the nodes renamed in slurm.conf and topology.yaml, each ring's
+// order kept). It ends with "plan ring: N placements predicted, D differ".
 func TestCurrentRingTopologyOnSlurm(t *testing.T) {
 	slurmtest.NeedDaemons(t, "munged")
 	prefix, version := slurmtest.NewSlurm(t)
@@ -69,6 +70,9 @@ func TestCurrentRingTopologyOnSlurm(t *testing.T) {
 		{"rings default", ringSiteYAML, "", "topology rings (ring, line 3; cluster_default: true) for the partitions without Topology=", plan.KindCurrent},
 		{"rings for bp", strings.Replace(ringSiteYAML, "  cluster_default: true\n", "", 1), " Topology=rings", "topology rings (ring, line 3) for partition bp", plan.KindCurrent},
 		{"weights", ringSiteYAML, "", "topology rings (ring, line 3; cluster_default: true)", plan.KindWeights},
+		// The nodes renamed in slurm.conf and in topology.yaml (the rings'
+		// order kept), bp's rings on the new names.
+		{"names", ringSiteYAML, " Topology=rings", "topology rings (ring, line 3; cluster_default: true)", plan.KindNames},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			conf := append(slices.Clone(base), fmt.Sprintf(parts, c.bpTopology)...)
@@ -90,9 +94,9 @@ func TestCurrentRingTopologyOnSlurm(t *testing.T) {
 			ruled, _ := a.(alloc.PartitionRuled)
 			names := d.NodeNames()
 			var all, tp, bp []int
-			for v, h := range names {
+			for v := range names {
 				all = append(all, v)
-				if h <= "node08" {
+				if p.Names[v] <= "node08" { // the site's names
 					tp = append(tp, v)
 				} else {
 					bp = append(bp, v)

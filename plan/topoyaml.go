@@ -206,6 +206,35 @@ func (p *Plan) buildCurrentYAML(ctx context.Context, d *Deployment) error {
 	if tp := p.conf.Global("TopologyPlugin"); tp != "" {
 		d.Notes = append(d.Notes, fmt.Sprintf("slurm.conf's TopologyPlugin=%s is not used: Slurm reads topology.yaml when it exists (src/interfaces/topology.c, topology_g_init)", tp))
 	}
+	base := d.cfg // names, weights
+	var rename map[string]string
+	if e := &y.Topologies[y.Default()]; e.Topology != nil && e.Tree != nil && p.switchAsNodeRank() {
+		t, err := restrictTree(e.Tree, p.Names)
+		if err != nil {
+			return &InputError{p.opt.TopologyConfPath, err}
+		}
+		var synth []string
+		if synth, rename, err = p.nodeRanking(ctx, t, p.confOrder()); err != nil {
+			return err
+		}
+		base.Names = synth
+	}
+	why, err := p.useYAMLRules(d, base, rename)
+	if err != nil {
+		return err
+	}
+	note := fmt.Sprintf("the current configuration is modelled from %s (topology.yaml): %s", p.opt.TopologyConfPath, strings.Join(why, "; "))
+	d.Notes = append(d.Notes, note)
+	d.planNotes = append(d.planNotes, note)
+	return nil
+}
+
+// useYAMLRules makes d emulate the site's topology.yaml (each partition by its
+// topology's rule, yamlRule), on the names and weights of base, rename (nil:
+// none) the node names the rules take in place of the file's; why says which
+// topology decides which partitions.
+func (p *Plan) useYAMLRules(d *Deployment, base alloc.SlurmConfig, rename map[string]string) (why []string, err error) {
+	y := p.topoYAML
 	def := y.Default()
 	// The topologies in use: the default first, then the partitions' in
 	// slurm.conf order.
@@ -223,26 +252,12 @@ func (p *Plan) buildCurrentYAML(ctx context.Context, d *Deployment) error {
 		}
 		of[pt.Name] = k
 	}
-	base := d.cfg // names, weights
-	var rename map[string]string
-	if e := &y.Topologies[def]; e.Topology != nil && e.Tree != nil && p.switchAsNodeRank() {
-		t, err := restrictTree(e.Tree, p.Names)
-		if err != nil {
-			return &InputError{p.opt.TopologyConfPath, err}
-		}
-		var synth []string
-		if synth, rename, err = p.nodeRanking(ctx, t, p.confOrder()); err != nil {
-			return err
-		}
-		base.Names = synth
-	}
 	rules := make([]partRule, len(used))
-	var why []string
 	for k, ti := range used {
 		e := &y.Topologies[ti]
 		rule, note, err := p.yamlRule(e, base, rename)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		rules[k] = rule
 		if note != "" {
@@ -274,15 +289,12 @@ func (p *Plan) buildCurrentYAML(ctx context.Context, d *Deployment) error {
 			delete(of, name)
 		}
 	}
-	note := fmt.Sprintf("the current configuration is modelled from %s (topology.yaml): %s", p.opt.TopologyConfPath, strings.Join(why, "; "))
-	d.Notes = append(d.Notes, note)
-	d.planNotes = append(d.planNotes, note)
 	if len(rules) == 1 {
 		d.cfg, d.torus = rules[0].cfg, rules[0].torus
-		return nil
+		return why, nil
 	}
 	d.parts = &partRules{rules: rules, of: of}
-	return nil
+	return why, nil
 }
 
 // yamlRule is the emulation of topology e of the site's topology.yaml, on the

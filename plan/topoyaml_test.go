@@ -371,8 +371,42 @@ func TestCurrentPartitionTopologies(t *testing.T) {
 		if apply := yamlSite.applyText(d); !strings.Contains(apply, "rm ") || !strings.Contains(apply, "topology.yaml.before-procalloc") {
 			t.Errorf("tree's apply.txt keeps the site's topology.yaml:\n%s", apply)
 		}
-		if n := yamlSite.Deployment(KindNames); n.Supported || !strings.Contains(n.Why, "topology.yaml") {
-			t.Errorf("names on a topology.yaml site: %v %q", n.Supported, n.Why)
+		// names renames the topology.yaml's nodes too: each partition keeps its
+		// topology, and a tp job is predicted where the tree site's names
+		// deployment (its topology.conf renamed) predicts it.
+		n := yamlSite.Deployment(KindNames)
+		if !n.Supported || n.TopologyName != "topology.yaml" || bytes.Contains(n.Topology, []byte("node0")) || bytes.Contains(n.Topology, []byte("node1")) || n.parts == nil || !bytes.Contains(n.SlurmConf, []byte("Topology=racks")) {
+			t.Fatalf("names on a topology.yaml site: %v %q\n%s", n.Supported, n.Why, n.Topology)
+		}
+		if apply := yamlSite.applyText(n); !strings.Contains(apply, "topology.yaml.before-procalloc") || !strings.Contains(apply, "install -m 644 topology.yaml") {
+			t.Errorf("names' apply.txt does not replace the site's topology.yaml:\n%s", apply)
+		}
+		if tn := treeSite.Deployment(KindNames); tn.Supported {
+			rows := func(p *Plan) map[string]string {
+				out := map[string]string{}
+				for _, l := range strings.Split(string(file(p, "predictions/names.csv")), "\n")[1:] {
+					id, _, _ := strings.Cut(l, ",")
+					out[id] = l
+				}
+				return out
+			}
+			yr, tr := rows(yamlSite), rows(treeSite)
+			tp := 0
+			for i, j := range jobs {
+				id := fmt.Sprint(1000 + i)
+				if j.part != "tp" {
+					continue
+				}
+				if yr[id] != tr[id] || yr[id] == "" {
+					t.Fatalf("seed %d, names: job %s of tp predicted %q, the tree site's %q", seed, id, yr[id], tr[id])
+				}
+				tp++
+			}
+			if tp == 0 {
+				t.Fatal("no tp job compared under names")
+			}
+		} else {
+			t.Errorf("the tree site's names deployment: %s", tn.Why)
 		}
 	}
 }

@@ -3,11 +3,13 @@ package slurm
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/topo"
@@ -1282,4 +1284,138 @@ func (w *warnCap) done() {
 	if w.more > 0 {
 		*w.list = append(*w.list, fmt.Sprintf("%d more warnings not listed (the first %d are)", w.more, MaxWarnings))
 	}
+}
+
+// RenameTopologyYAMLNodes rewrites a topology.yaml with its node names changed,
+// every other byte kept (comments, layout, switch, block and ring names): each
+// hostlist of nodes (a tree switch's nodes, a block's, a ring's, a torus's and
+// its regions') is replaced by rename(list, ordered), written double-quoted in
+// place of the original scalar (an item of a YAML list item by item). ordered
+// says whether the list's order is a position order Slurm reads (a ring's, a
+// torus's, a region's: keep it) or a set (a switch's, a block's: any order).
+// The file is first read as ParseTopologyYAMLAll reads it (its errors); a
+// hostlist written over several lines, or with escapes, cannot be replaced in
+// place and is an error naming its line.
+func RenameTopologyYAMLNodes(ctx context.Context, data []byte, rename func(list string, ordered bool) (string, error)) ([]byte, error) {
+	if _, err := ParseTopologyYAMLAll(ctx, bytes.NewReader(data)); err != nil {
+		return nil, err
+	}
+	doc, err := readTopologyYAMLDoc(ctx, bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	type edit struct {
+		at, end int
+		text    string
+	}
+	var edits []edit
+	seen := map[[2]int]bool{}
+	lineStart := []int{0}
+	for i, c := range data {
+		if c == '\n' {
+			lineStart = append(lineStart, i+1)
+		}
+	}
+	scalar := func(s *yaml.Node, ordered bool) error {
+		if seen[[2]int{s.Line, s.Column}] {
+			return nil // an alias's target, done
+		}
+		seen[[2]int{s.Line, s.Column}] = true
+		if s.Line < 1 || s.Line > len(lineStart) {
+			return fmt.Errorf("line %d: internal error: no such line", s.Line)
+		}
+		at := lineStart[s.Line-1]
+		for col := 1; col < s.Column && at < len(data) && data[at] != '\n'; col++ {
+			_, size := utf8.DecodeRune(data[at:])
+			at += size
+		}
+		rest := data[at:]
+		if s.Anchor != "" && bytes.HasPrefix(rest, []byte("&"+s.Anchor)) {
+			skip := len(s.Anchor) + 1
+			for skip < len(rest) && (rest[skip] == ' ' || rest[skip] == '\t') {
+				skip++
+			}
+			at += skip
+			rest = data[at:]
+		}
+		var token string
+		switch s.Style {
+		case 0:
+			token = s.Value
+		case yaml.DoubleQuotedStyle:
+			token = `"` + s.Value + `"`
+		case yaml.SingleQuotedStyle:
+			token = `'` + s.Value + `'`
+		}
+		if token == "" || !bytes.HasPrefix(rest, []byte(token)) || strings.ContainsAny(s.Value, "\n\\\"'") {
+			return fmt.Errorf("line %d: the node list %q cannot be renamed in place (write it as a hostlist on one line, plain or quoted)", s.Line, textin.Clip(s.Value))
+		}
+		out, err := rename(s.Value, ordered)
+		if err != nil {
+			return fmt.Errorf("line %d: %w", s.Line, err)
+		}
+		edits = append(edits, edit{at, at + len(token), `"` + out + `"`})
+		return nil
+	}
+	nodesOf := func(m *yaml.Node, ordered bool) error {
+		c := yamlChild(m, "nodes")
+		if c == nil {
+			return nil
+		}
+		if c.Kind == yaml.ScalarNode {
+			return scalar(c, ordered)
+		}
+		for _, e := range c.Content {
+			if err := scalar(e, ordered); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	items := func(n *yaml.Node) []*yaml.Node {
+		switch {
+		case n == nil:
+			return nil
+		case n.Kind == yaml.SequenceNode:
+			return n.Content
+		}
+		return []*yaml.Node{n}
+	}
+	for _, e := range doc.entries {
+		t := e.node
+		var err error
+		for _, s := range items(yamlChild(yamlChild(t, "tree"), "switches")) {
+			err = errors.Join(err, nodesOf(s, false))
+		}
+		for _, b := range items(yamlChild(yamlChild(t, "block"), "blocks")) {
+			err = errors.Join(err, nodesOf(b, false))
+		}
+		for _, r := range items(yamlChild(yamlChild(t, "ring"), "rings")) {
+			err = errors.Join(err, nodesOf(r, true))
+		}
+		if tor := yamlChild(t, "torus3d"); tor != nil {
+			if tl := yamlChild(tor, "toruses"); tl != nil {
+				tor = tl
+			}
+			for _, one := range items(tor) {
+				err = errors.Join(err, nodesOf(one, true))
+				for _, r := range items(yamlChild(one, "regions")) {
+					err = errors.Join(err, nodesOf(r, true))
+				}
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	slices.SortFunc(edits, func(a, b edit) int { return a.at - b.at })
+	var out bytes.Buffer
+	prev := 0
+	for _, e := range edits {
+		out.Write(data[prev:e.at])
+		out.WriteString(e.text)
+		prev = e.end
+	}
+	out.Write(data[prev:])
+	return out.Bytes(), nil
 }

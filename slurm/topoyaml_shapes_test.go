@@ -1,11 +1,15 @@
 package slurm
 
 import (
+	"bytes"
 	"context"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/procalloc/procalloc/topo/hostlist"
 )
 
 // TestTopologyYAMLShapeErrors: each way a topology.yaml can have the wrong shape
@@ -324,5 +328,128 @@ func TestTopologyYAMLTorusRegions(t *testing.T) {
 	}
 	if want := []string{"", "", "n1", "n2"}; !slices.Equal(one.Torus.Nodes, want) || one.Torus.Empty != 2 {
 		t.Fatalf("one region: %q (empty %d), want %q", one.Torus.Nodes, one.Torus.Empty, want)
+	}
+}
+
+// TestRenameTopologyYAMLNodes: a topology.yaml of every kind, in block and flow
+// styles, with comments, a quoted list, a YAML list of hostlists and an alias,
+// renamed: the file read back is the original read with the names mapped (a
+// switch's and block's nodes as sets, a ring's and torus's and region's in
+// their order), its comments and other names kept, each list given by rename
+// with ordered as its kind says; a multi-line hostlist is an error naming its
+// line.
+func TestRenameTopologyYAMLNodes(t *testing.T) {
+	src := `# site topologies
+- topology: fabric   # the tree
+  cluster_default: true
+  tree:
+    switches:
+      - switch: leaf1
+        nodes: &left n[1-4]
+      - switch: leaf2
+        nodes: [n5, "n[6-8]"]
+      - {switch: spine, children: "leaf[1-2]"}
+- topology: racks
+  block:
+    block_sizes: [4]
+    blocks:
+      - {block: b1, nodes: *left}
+      - block: b2
+        nodes: 'n[5-8]'
+- topology: rings
+  ring:
+    rings:
+      - ring: r0
+        nodes: n[7,3,5,1]
+- topology: torus
+  torus3d:
+    toruses:
+      - name: t
+        dims: {x: 2, y: 2, z: 2}
+        regions:
+          - {anchor: {z: 1}, dims: {x: 2, y: 2, z: 1}, nodes: "n[8,6,4,2]"}
+          - {dims: {x: 2, y: 2, z: 1}, nodes: "n[1-4]"}
+`
+	// Every node n<i> becomes m<9-i>: the order of a list is reversed.
+	mapName := func(n string) string {
+		if i, err := strconv.Atoi(strings.TrimPrefix(n, "n")); err == nil && strings.HasPrefix(n, "n") {
+			return "m" + strconv.Itoa(9-i)
+		}
+		return n
+	}
+	kinds := map[bool]int{}
+	out, err := RenameTopologyYAMLNodes(context.Background(), []byte(src), func(list string, ordered bool) (string, error) {
+		kinds[ordered]++
+		names, err := hostlist.Expand(list)
+		if err != nil {
+			return "", err
+		}
+		for i := range names {
+			names[i] = mapName(names[i])
+		}
+		if !ordered {
+			slices.SortFunc(names, hostlist.NaturalCompare)
+		}
+		return hostlist.Compress(names)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kinds[false] != 4 || kinds[true] != 3 {
+		t.Errorf("lists renamed: %d sets, %d ordered; want 4 (the alias once), 3", kinds[false], kinds[true])
+	}
+	for _, keep := range []string{"# site topologies", "# the tree", "*left", `children: "leaf[1-2]"`, "block_sizes: [4]", "ring: r0"} {
+		if !strings.Contains(string(out), keep) {
+			t.Errorf("%q lost:\n%s", keep, out)
+		}
+	}
+	before, err := ParseTopologyYAMLAll(context.Background(), strings.NewReader(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := ParseTopologyYAMLAll(context.Background(), bytes.NewReader(out))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	set := func(ns []string) []string {
+		out := slices.Clone(ns)
+		slices.Sort(out)
+		return out
+	}
+	mapped := func(ns []string) []string {
+		out := make([]string, len(ns))
+		for i, n := range ns {
+			out[i] = mapName(n)
+		}
+		return out
+	}
+	for i, b := range before.Topologies {
+		a := after.Topologies[i]
+		switch b.Kind() {
+		case "tree":
+			for j, s := range b.Tree.Switches {
+				if !slices.Equal(set(a.Tree.Switches[j].Nodes), set(mapped(s.Nodes))) || a.Tree.Switches[j].Name != s.Name {
+					t.Errorf("switch %s: %v, want %v", s.Name, a.Tree.Switches[j].Nodes, mapped(s.Nodes))
+				}
+			}
+		case "block":
+			for j, bl := range b.Blocks.Blocks {
+				if !slices.Equal(set(a.Blocks.Blocks[j].Nodes), set(mapped(bl.Nodes))) {
+					t.Errorf("block %s: %v, want %v", bl.Name, a.Blocks.Blocks[j].Nodes, mapped(bl.Nodes))
+				}
+			}
+		case "ring":
+			if got, want := a.Rings.Rings[0].Nodes, mapped(b.Rings.Rings[0].Nodes); !slices.Equal(got, want) {
+				t.Errorf("ring: %v, want %v", got, want)
+			}
+		case "torus3d":
+			if got, want := a.Torus.Nodes, mapped(b.Torus.Nodes); !slices.Equal(got, want) {
+				t.Errorf("torus: %v, want %v", got, want)
+			}
+		}
+	}
+	multi := "- topology: r\n  ring:\n    rings:\n      - ring: a\n        nodes: n1,\n          n2\n"
+	if _, err := RenameTopologyYAMLNodes(context.Background(), []byte(multi), func(l string, _ bool) (string, error) { return l, nil }); err == nil || !strings.Contains(err.Error(), "line 5: the node list") {
+		t.Errorf("a hostlist on two lines: %v", err)
 	}
 }
