@@ -15,8 +15,8 @@ import (
 
 // Files reads the files that allocator specs name where a curve or a topology
 // stands: a ranking file (bf:FILE, curve:FILE, a span curve), the topology.conf or
-// topology.yaml of slurm:tree:FILE and slurm:block:FILE (slurm.ReadTopologyFile, the
-// parser --graph uses). It is what a replay gives alloc.Parse (Options); what Slurm
+// topology.yaml of slurm:tree:FILE, slurm:block:FILE and slurm:ring:FILE
+// (slurm.ReadTopologyFile, the parser --graph uses). It is what a replay gives alloc.Parse (Options); what Slurm
 // accepts in a topology file but logs is kept in Warnings, once per file, for the
 // caller to show. Safe for concurrent use; the zero value reads with node names
 // from the machine.
