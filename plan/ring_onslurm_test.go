@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/procalloc/procalloc/alloc"
 	"github.com/procalloc/procalloc/internal/fabrictest"
 	"github.com/procalloc/procalloc/internal/slurmtest"
 	"github.com/procalloc/procalloc/plan"
@@ -86,38 +85,11 @@ func TestCurrentRingTopologyOnSlurm(t *testing.T) {
 			if !slices.ContainsFunc(p.Report.Notes, func(n string) bool { return strings.Contains(n, c.wantNote) }) {
 				t.Errorf("notes %q, want %q", p.Report.Notes, c.wantNote)
 			}
-			d, work := deployWith(t, p, c.kind, version, dir, script, prefixArgs, "topology.yaml", []byte(c.yaml))
-			a, err := d.Allocator()
-			if err != nil {
-				t.Fatal(err)
-			}
-			ruled, _ := a.(alloc.PartitionRuled)
-			names := d.NodeNames()
-			var all, tp, bp []int
-			for v := range names {
-				all = append(all, v)
-				if p.Names[v] <= "node08" { // the site's names
-					tp = append(tp, v)
-				} else {
-					bp = append(bp, v)
-				}
-			}
-			sp := []slurmtest.Partition{{Name: "all", Nodes: all}, {Name: "tp", Nodes: tp}, {Name: "bp", Nodes: bp}}
-			kept := allocateIn(a, len(names))
-			allocIn := func(k int, part slurmtest.Partition) ([]int, error) {
-				if ruled != nil {
-					if err := ruled.UsePartition(part.Name); err != nil {
-						return nil, err
-					}
-				}
-				return kept(k, part)
-			}
 			n := steps
 			if i > 0 {
 				n = max(1, steps/2)
 			}
-			cl := &slurmtest.Cluster{Conf: filepath.Join(dir, "slurm.conf"), Dir: work, Submit: "salloc", Names: names, Prefix: prefix}
-			r := slurmtest.Compare(t, cl, a, slurmtest.Run{Seed: uint64(951 + i), Steps: n, Pending: alloc.ErrFragmented, Probes: 10, Partitions: sp, AllocateIn: allocIn})
+			r := compareInParts(t, p, c.kind, version, prefix, dir, script, prefixArgs, []byte(c.yaml), nil, uint64(951+i), n)
 			total += r.Compared
 			differ += r.Differ
 			t.Logf("%s (%s) on Slurm %s: %d placements predicted, %d differ; %d jobs both wait", c.kind, c.name, v, r.Compared, r.Differ, r.Waits)

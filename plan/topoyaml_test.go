@@ -173,13 +173,10 @@ func TestCurrentFromTopologyYAML(t *testing.T) {
 	}
 }
 
-// TestCurrentTorus3DFromTopologyYAML: a torus site's topology.yaml (the one the
-// torus3d deployment writes) modelled as the current configuration predicts
-// what the torus3d deployment predicts, placement for placement; and with the
-// network's hosts named in another order than the torus lists them (the
-// emulation then maps torus positions to nodes), the predicted node names are
-// the same again, since Slurm places by the torus's positions.
-func TestCurrentTorus3DFromTopologyYAML(t *testing.T) {
+// torusSite4x2x2 is a torus:4x2x2 site of node01..node16 (one partition, all)
+// with a history of 60 jobs (seeded by seed): run plans it with a topology.yaml
+// (nil: none) and the network's hosts named names.
+func torusSite4x2x2(t *testing.T, seed uint64) (hosts []string, run func(names []string, yaml []byte) *Plan) {
 	g, err := topo.ParseSpec("torus:4x2x2")
 	if err != nil {
 		t.Fatal(err)
@@ -188,11 +185,9 @@ func TestCurrentTorus3DFromTopologyYAML(t *testing.T) {
 	for v := 1; v <= 16; v++ {
 		parts["all"] = append(parts["all"], v)
 	}
-	hosts := hostsOf(parts["all"])
-	rng := rand.New(rand.NewPCG(3, 9))
-	jobs := partHistory(rng, 60, parts, []string{"all"})
+	jobs := partHistory(rand.New(rand.NewPCG(seed, 9)), 60, parts, []string{"all"})
 	conf := "NodeName=DEFAULT CPUs=1\nNodeName=node[01-16]\nPartitionName=all Nodes=ALL OverSubscribe=EXCLUSIVE Default=YES\n"
-	run := func(names []string, yaml []byte) *Plan {
+	return hostsOf(parts["all"]), func(names []string, yaml []byte) *Plan {
 		opt := Options{Machine: g, Hosts: names, MachineSource: "torus:4x2x2", SlurmConf: []byte(conf), SlurmConfPath: "slurm.conf",
 			TimeLimit: 10 * time.Second, Seed: 1, Version: Version{26, 5, 0}, VersionSource: "test"}
 		opt.Trace, opt.TracePath = sacctOf(t, jobs), "sacct.txt"
@@ -205,6 +200,17 @@ func TestCurrentTorus3DFromTopologyYAML(t *testing.T) {
 		}
 		return p
 	}
+}
+
+// TestCurrentTorus3DFromTopologyYAML: a torus site's topology.yaml (the one the
+// torus3d deployment writes) modelled as the current configuration predicts
+// what the torus3d deployment predicts, placement for placement; and with the
+// network's hosts named in another order than the torus lists them (the
+// emulation then maps torus positions to nodes), the predicted node names are
+// the same again, since Slurm places by the torus's positions.
+func TestCurrentTorus3DFromTopologyYAML(t *testing.T) {
+	hosts, run := torusSite4x2x2(t, 3)
+	rng := rand.New(rand.NewPCG(3, 10)) // the lockstep's steps
 	first := run(hosts, nil)
 	tor := first.Deployment(KindTorus3D)
 	if !tor.Supported || tor.TopologyName != "topology.yaml" {
@@ -576,17 +582,7 @@ func TestPartSwitchMatchesItsRules(t *testing.T) {
 // and predictions. Regions that leave positions empty are modelled flat, a note
 // saying why.
 func TestCurrentTorus3DFromRegions(t *testing.T) {
-	g, err := topo.ParseSpec("torus:4x2x2")
-	if err != nil {
-		t.Fatal(err)
-	}
-	parts := map[string][]int{"all": nil}
-	for v := 1; v <= 16; v++ {
-		parts["all"] = append(parts["all"], v)
-	}
-	hosts := hostsOf(parts["all"])
-	jobs := partHistory(rand.New(rand.NewPCG(4, 9)), 60, parts, []string{"all"})
-	conf := "NodeName=DEFAULT CPUs=1\nNodeName=node[01-16]\nPartitionName=all Nodes=ALL OverSubscribe=EXCLUSIVE Default=YES\n"
+	hosts, runOn := torusSite4x2x2(t, 4)
 	var pl strings.Builder
 	for _, b := range slurm.DefaultPlacements([3]int{4, 2, 2}) {
 		fmt.Fprintf(&pl, "      - dims: {x: %d, y: %d, z: %d}\n", b.X, b.Y, b.Z)
@@ -596,16 +592,7 @@ func TestCurrentTorus3DFromRegions(t *testing.T) {
 	// The same positions as a node list, x fastest: z = 0's row y = 0, y = 1, then z = 1's.
 	nodes := head + "    nodes: \"node[12,02,04,13,15,06,08,10,16,03,11,07,01,14,05,09]\"\n    placements:\n" + pl.String()
 	holes := head + "    regions:\n      - {anchor: {z: 1}, dims: {x: 4, y: 2, z: 1}, nodes: \"node[16,03,11,07,01,14,05,09]\"}\n    placements:\n" + pl.String()
-	run := func(yaml string) *Plan {
-		opt := Options{Machine: g, Hosts: hosts, MachineSource: "torus:4x2x2", SlurmConf: []byte(conf), SlurmConfPath: "slurm.conf",
-			TimeLimit: 10 * time.Second, Seed: 1, Version: Version{26, 5, 0}, VersionSource: "test", TopologyConf: []byte(yaml), TopologyConfPath: "topology.yaml"}
-		opt.Trace, opt.TracePath = sacctOf(t, jobs), "sacct.txt"
-		p, err := Make(context.Background(), opt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	run := func(yaml string) *Plan { return runOn(hosts, []byte(yaml)) }
 	pr, pn := run(regions), run(nodes)
 	rr, rp := currentOf(t, pr)
 	nr, np := currentOf(t, pn)

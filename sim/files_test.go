@@ -180,38 +180,7 @@ func TestSlurmSpecTopologyYAMLName(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rng := rand.New(rand.NewPCG(1, 2))
-		var running [][]int
-		placed := 0
-		for range 200 {
-			if len(running) > 0 && rng.IntN(3) == 0 {
-				i := rng.IntN(len(running))
-				if err := a.Release(running[i]); err != nil {
-					t.Fatal(err)
-				}
-				if err := b.Release(running[i]); err != nil {
-					t.Fatal(err)
-				}
-				running = slices.Delete(running, i, i+1)
-				continue
-			}
-			k := 1 + rng.IntN(6)
-			if k > a.NumFree() {
-				continue
-			}
-			na, ea := a.Allocate(k)
-			nb, eb := b.Allocate(k)
-			if (ea == nil) != (eb == nil) || !slices.Equal(na, nb) {
-				t.Fatalf("%s: %d nodes: %v %v; %s: %v %v", spec, k, na, ea, ref, nb, eb)
-			}
-			if ea == nil {
-				running = append(running, na)
-				placed++
-			}
-		}
-		if placed < 20 {
-			t.Errorf("%s: %d placed", spec, placed)
-		}
+		lockstep(t, spec, a, ref, b, rand.New(rand.NewPCG(1, 2)))
 	}
 	for spec, want := range map[string][]string{
 		"slurm:tree:" + yml + ":nosuch":  {yml, `no topology "nosuch"`, "fabric, racks, torus"},
@@ -275,35 +244,7 @@ func TestSlurmSpecRing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rng := rand.New(rand.NewPCG(3, 4))
-		var running [][]int
-		placed := 0
-		for range 200 {
-			if len(running) > 0 && rng.IntN(3) == 0 {
-				i := rng.IntN(len(running))
-				if err := errors.Join(a.Release(running[i]), b.Release(running[i])); err != nil {
-					t.Fatal(err)
-				}
-				running = slices.Delete(running, i, i+1)
-				continue
-			}
-			k := 1 + rng.IntN(6)
-			if k > a.NumFree() {
-				continue
-			}
-			na, ea := a.Allocate(k)
-			nb, eb := b.Allocate(k)
-			if (ea == nil) != (eb == nil) || !slices.Equal(na, nb) {
-				t.Fatalf("%s: %d nodes: %v %v; NewSlurm: %v %v", spec, k, na, ea, nb, eb)
-			}
-			if ea == nil {
-				running = append(running, na)
-				placed++
-			}
-		}
-		if placed < 20 {
-			t.Errorf("%s: %d placed", spec, placed)
-		}
+		lockstep(t, spec, a, "NewSlurm", b, rand.New(rand.NewPCG(3, 4)))
 	}
 	if _, err := alloc.Parse("slurm:ring:"+yml+":rings:snake", m, opt); err != nil {
 		t.Errorf("with an ORDER: %v", err)
@@ -320,5 +261,40 @@ func TestSlurmSpecRing(t *testing.T) {
 	}
 	if got, want := alloc.MapSpecFiles("slurm:ring:t.yaml:rings:x.pairs", strings.ToUpper), "slurm:ring:T.YAML:rings:X.PAIRS"; got != want {
 		t.Errorf("MapSpecFiles: %s, want %s", got, want)
+	}
+}
+
+// lockstep plays 200 random starts (1-6 nodes) and ends on a and b (named
+// spec and ref in messages) and fails at the first decision in which they
+// differ, or when fewer than 20 jobs were placed.
+func lockstep(t *testing.T, spec string, a alloc.Allocator, ref string, b alloc.Allocator, rng *rand.Rand) {
+	t.Helper()
+	var running [][]int
+	placed := 0
+	for range 200 {
+		if len(running) > 0 && rng.IntN(3) == 0 {
+			i := rng.IntN(len(running))
+			if err := errors.Join(a.Release(running[i]), b.Release(running[i])); err != nil {
+				t.Fatal(err)
+			}
+			running = slices.Delete(running, i, i+1)
+			continue
+		}
+		k := 1 + rng.IntN(6)
+		if k > a.NumFree() {
+			continue
+		}
+		na, ea := a.Allocate(k)
+		nb, eb := b.Allocate(k)
+		if (ea == nil) != (eb == nil) || !slices.Equal(na, nb) {
+			t.Fatalf("%s: %d nodes: %v %v; %s: %v %v", spec, k, na, ea, ref, nb, eb)
+		}
+		if ea == nil {
+			running = append(running, na)
+			placed++
+		}
+	}
+	if placed < 20 {
+		t.Errorf("%s: %d placed", spec, placed)
 	}
 }
