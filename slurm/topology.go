@@ -110,16 +110,16 @@ type Torus struct {
 // topology.yaml's "ring: {rings: [...]}"): its rings in file order, Slurm's ring
 // index (src/plugins/topology/ring/ring_record.c, ring_record_validate).
 type Rings struct {
-	Rings []Ring
+	Rings []Ring // in file order: the ring index, which breaks ties
 }
 
 // Ring is one ring of a topology/ring configuration: its nodes in ring order
 // (the hostlist's order, as hostlist_shift gives them; position i is next to
 // i-1 and i+1, the last next to the first).
 type Ring struct {
-	Name  string
-	Line  int
-	Nodes []string
+	Name  string   // its "ring:" name
+	Line  int      // the line of its entry
+	Nodes []string // in ring order, as listed
 }
 
 // MaxRingSize is the most nodes a ring holds (ring_record.h, MAX_RING_SIZE;
