@@ -105,8 +105,8 @@ type Spec struct {
 	// "bf:hilbert" or "mc1x1:tb=3,9,3,2".
 	Alloc string
 	// A CURVE argument of Alloc that is not a built-in curve names a ranking file,
-	// and slurm:tree:FILE and slurm:block:FILE name a topology.conf or
-	// topology.yaml: the replay reads them (Files), host names matched against Hosts.
+	// and slurm:tree:FILE, slurm:block:FILE and slurm:ring:FILE name a
+	// topology.conf or topology.yaml: the replay reads them (Files), host names matched against Hosts.
 	// NoMemo makes the allocators search every decision anew (alloc.Options.NoMemo).
 	NoMemo bool
 	Sched  Sched  // the scheduler (SchedFCFS, the zero value, SchedEASY, SchedCplant, SchedAsRun)

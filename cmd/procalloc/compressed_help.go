@@ -39,7 +39,7 @@ func printCompressedHelp(w io.Writer, name string, fs *flag.FlagSet) {
 	}
 	text += ": told by their content, not their name, and decompressed as they are read; one cut short is an error naming the file."
 	if fs.Lookup("slurm-conf") != nil || fs.Lookup("alloc") != nil {
-		text += " Slurm's files (--slurm-conf, --topology-conf, the FILE of slurm:tree:FILE and slurm:block:FILE) are read uncompressed only, as Slurm reads them."
+		text += " Slurm's files (--slurm-conf, --topology-conf, the FILE of slurm:tree:FILE, slurm:block:FILE and slurm:ring:FILE) are read uncompressed only, as Slurm reads them."
 	}
 	fmt.Fprintf(w, "\n%s\n", wrapWords(text, 88))
 }
