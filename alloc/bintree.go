@@ -207,6 +207,18 @@ type BinaryTree struct {
 	left    []int32 // per block: its nodes given out and not yet released
 	seen    []bool  // scratch for Release
 	buf     []int
+
+	// Views (bt, sbt, dbt in their partition view, bintree_view.go): with
+	// views st, free and maxFree are the current view's, the machine's free
+	// nodes the book's truth, block and left the machine's.
+	vb                     viewBook
+	views                  []btFree
+	catchFreed, catchTaken []int
+	dirty, up, dirty2      []int32  // fixUp's levels
+	mark                   []uint32 // fixUp's ancestors seen, by generation
+	gen                    uint32
+	viewBuf                []int
+	viewSet                []uint64
 }
 
 func parseTreeRule(kind byte, arg string, n int) (treeRule, error) {
@@ -326,7 +338,10 @@ func (a *BinaryTree) NumFree() int { return a.st.NumFree() }
 func (a *BinaryTree) MayFragment() bool { return a.mode == contiguous }
 
 // Clone returns an independent copy in the same state (Fragmenting); the scratch
-// buffers, which every call leaves clean, are shared.
+// buffers, which every call leaves clean, are shared. With views (blockTree)
+// the copy keeps none: its free nodes are the current view's, the nodes the
+// view leaves out that are free in the machine each busy as a block of one
+// node, as a mask holding them makes them.
 func (a *BinaryTree) Clone() Fragmenting {
 	c := *a
 	c.st = a.st.Clone()
@@ -334,6 +349,19 @@ func (a *BinaryTree) Clone() Fragmenting {
 	c.maxFree = slices.Clone(a.maxFree)
 	c.block = slices.Clone(a.block)
 	c.left = slices.Clone(a.left)
+	if a.vb.on() {
+		if in := a.vb.in(); in != nil {
+			for w, x := range a.vb.truth.free {
+				for x &^= in[w]; x != 0; x &= x - 1 {
+					v := w<<6 + bits.TrailingZeros64(x)
+					b := c.t.leaf[v]
+					c.block[v], c.left[b] = b, 1
+				}
+			}
+		}
+		c.vb, c.views = viewBook{}, nil
+		c.catchFreed, c.catchTaken, c.dirty, c.up, c.dirty2, c.mark, c.gen, c.viewBuf, c.viewSet = nil, nil, nil, nil, nil, nil, 0, nil, nil
+	}
 	return &c
 }
 
@@ -431,6 +459,9 @@ func (a *BinaryTree) Allocate(k int) ([]int, error) {
 		if err := a.st.Take(cells); err != nil {
 			panic("alloc: " + a.name + " tree out of step with the state: " + err.Error())
 		}
+		if err := a.viewTake(cells); err != nil {
+			panic("alloc: " + a.name + " tree out of step with the machine: " + err.Error())
+		}
 		a.setBlock(b, true)
 		nodes := append([]int(nil), cells[:k]...)
 		for _, v := range nodes {
@@ -504,7 +535,27 @@ func (a *subTaskTree) Occupy(nodes []int) error { return a.occupyLeaves(nodes) }
 // occupyLeaves marks the nodes busy, all or nothing, each a block of one node
 // given out (its leaf), freed by Release as a job's block: subTaskTree's and
 // blockTree's Occupy.
+//
+// With views (blockTree) the nodes are taken in the machine, and those the
+// current view holds in its counts.
 func (a *BinaryTree) occupyLeaves(nodes []int) error {
+	if a.vb.on() {
+		if err := a.vb.truth.Take(nodes); err != nil {
+			return fmt.Errorf("%s: %w", a.name, err)
+		}
+		for _, v := range nodes {
+			b := int(a.t.leaf[v])
+			a.block[v], a.left[b] = int32(b), 1
+		}
+		in := a.inView(nodes)
+		if err := a.st.Take(in); err != nil {
+			panic("alloc: " + a.name + " tree out of step with its view: " + err.Error())
+		}
+		for _, v := range in {
+			a.setBlock(int(a.t.leaf[v]), true)
+		}
+		return nil
+	}
 	if err := a.st.Take(nodes); err != nil {
 		return fmt.Errorf("%s: %w", a.name, err)
 	}
@@ -591,12 +642,7 @@ func (a *BinaryTree) Release(nodes []int) error {
 		}
 	}
 	for _, b := range done {
-		cells := a.t.cells(b, a.buf[:0])
-		a.buf = cells
-		if err := a.st.Release(cells); err != nil {
-			panic("alloc: " + a.name + " tree out of step with the state: " + err.Error())
-		}
-		a.setBlock(b, false)
+		a.freeBlock(b)
 	}
 	return nil
 }
