@@ -219,6 +219,7 @@ type BinaryTree struct {
 	gen                    uint32
 	viewBuf                []int
 	viewSet                []uint64
+	done, leaves           []int // Release's blocks freed
 }
 
 func parseTreeRule(kind byte, arg string, n int) (treeRule, error) {
@@ -349,6 +350,7 @@ func (a *BinaryTree) Clone() Fragmenting {
 	c.maxFree = slices.Clone(a.maxFree)
 	c.block = slices.Clone(a.block)
 	c.left = slices.Clone(a.left)
+	c.mark, c.gen = nil, 0 // fixUp's marks are by generation: never shared
 	if a.vb.on() {
 		if in := a.vb.in(); in != nil {
 			for w, x := range a.vb.truth.free {
@@ -360,7 +362,7 @@ func (a *BinaryTree) Clone() Fragmenting {
 			}
 		}
 		c.vb, c.views = viewBook{}, nil
-		c.catchFreed, c.catchTaken, c.dirty, c.up, c.dirty2, c.mark, c.gen, c.viewBuf, c.viewSet = nil, nil, nil, nil, nil, nil, 0, nil, nil
+		c.catchFreed, c.catchTaken, c.viewBuf, c.viewSet = nil, nil, nil, nil
 	}
 	return &c
 }
@@ -512,6 +514,9 @@ func (a *BinaryTree) Allocate(k int) ([]int, error) {
 	if err := a.st.Take(nodes); err != nil {
 		panic("alloc: " + a.name + " tree out of step with the state: " + err.Error())
 	}
+	if err := a.viewTake(nodes); err != nil {
+		panic("alloc: " + a.name + " tree out of step with the machine: " + err.Error())
+	}
 	return nodes, nil
 }
 
@@ -539,32 +544,41 @@ func (a *subTaskTree) Occupy(nodes []int) error { return a.occupyLeaves(nodes) }
 // With views (blockTree) the nodes are taken in the machine, and those the
 // current view holds in its counts.
 func (a *BinaryTree) occupyLeaves(nodes []int) error {
+	in := nodes
 	if a.vb.on() {
 		if err := a.vb.truth.Take(nodes); err != nil {
 			return fmt.Errorf("%s: %w", a.name, err)
 		}
-		for _, v := range nodes {
-			b := int(a.t.leaf[v])
-			a.block[v], a.left[b] = int32(b), 1
-		}
-		in := a.inView(nodes)
+		in = a.inView(nodes)
 		if err := a.st.Take(in); err != nil {
 			panic("alloc: " + a.name + " tree out of step with its view: " + err.Error())
 		}
-		for _, v := range in {
-			a.setBlock(int(a.t.leaf[v]), true)
-		}
-		return nil
-	}
-	if err := a.st.Take(nodes); err != nil {
+	} else if err := a.st.Take(nodes); err != nil {
 		return fmt.Errorf("%s: %w", a.name, err)
 	}
 	for _, v := range nodes {
-		b := int(a.t.leaf[v])
-		a.setBlock(b, true)
-		a.block[v], a.left[b] = int32(b), 1
+		b := a.t.leaf[v]
+		a.block[v], a.left[b] = b, 1
 	}
+	a.setLeafList(in, 0)
 	return nil
+}
+
+// setLeafList sets the leaves of nodes (each listed once) free (f = 1) or
+// busy (0) in the tree's counts, and makes their ancestors' counts again
+// (fixUp): O(nodes + ancestors), where setBlock on each leaf is O(log n) a
+// node.
+func (a *BinaryTree) setLeafList(nodes []int, f int32) {
+	if len(nodes) == 0 {
+		return
+	}
+	a.dirty = a.dirty[:0]
+	for _, v := range nodes {
+		b := a.t.leaf[v]
+		a.free[b], a.maxFree[b] = f, f
+		a.dirty = append(a.dirty, b)
+	}
+	a.fixUp(a.dirty)
 }
 
 // IsFree reports whether node v is free (Occupier).
@@ -621,28 +635,54 @@ func (a *BinaryTree) Release(nodes []int) error {
 		return err
 	}
 	if a.mode != contiguous {
-		if err := a.st.Release(nodes); err != nil {
+		in := nodes
+		if a.vb.on() {
+			if err := a.vb.truth.Release(nodes); err != nil {
+				panic("alloc: " + a.name + " tree out of step with the machine: " + err.Error())
+			}
+			in = a.inView(nodes)
+		}
+		if err := a.st.Release(in); err != nil {
 			panic("alloc: " + a.name + " tree out of step with the state: " + err.Error())
 		}
 		for _, v := range nodes {
 			b := a.block[v]
 			a.block[v] = 0
 			a.left[b]--
-			a.setBlock(int(a.t.leaf[v]), false)
 		}
+		a.setLeafList(in, 1)
 		return nil
 	}
-	var done []int
+	// Blocks of one node (nodes occupied) are freed together, their leaves'
+	// ancestors made again once (setLeafList), after the larger blocks.
+	a.done, a.leaves = a.done[:0], a.leaves[:0]
 	for _, v := range nodes {
 		b := a.block[v]
 		a.block[v] = 0
 		a.left[b]--
 		if a.left[b] == 0 {
-			done = append(done, int(b))
+			if int(b) >= a.t.n() {
+				a.leaves = append(a.leaves, v)
+			} else {
+				a.done = append(a.done, int(b))
+			}
 		}
 	}
-	for _, b := range done {
+	for _, b := range a.done {
 		a.freeBlock(b)
+	}
+	if len(a.leaves) > 0 {
+		in := a.leaves
+		if a.vb.on() {
+			if err := a.vb.truth.Release(a.leaves); err != nil {
+				panic("alloc: " + a.name + " tree out of step with the machine: " + err.Error())
+			}
+			in = a.inView(a.leaves)
+		}
+		if err := a.st.Release(in); err != nil {
+			panic("alloc: " + a.name + " tree out of step with the state: " + err.Error())
+		}
+		a.setLeafList(in, 1)
 	}
 	return nil
 }

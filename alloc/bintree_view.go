@@ -5,7 +5,8 @@ import (
 	"math/bits"
 )
 
-// Views of bt, sbt and dbt in their partition view (blockTree, Viewer): the
+// Views of bt, sbt and dbt in their partition view (blockTree) and of the
+// non-contiguous trees (subTaskTree), each a Viewer: the
 // tree's counts (free processors and largest wholly free block below each tree
 // node) of each view (the machine less a node set: a replay's partition's
 // outside; view 0 the whole machine), so that a decision in a partition other
@@ -41,7 +42,7 @@ func (a *BinaryTree) load(f btFree) { a.st, a.free, a.maxFree = f.st, f.free, f.
 // AddView adds the view of the machine less away (a bitmap of the nodes) and
 // returns its number (Viewer): its free nodes are the machine's outside away,
 // now and after every change. O(n) once.
-func (a *blockTree) AddView(away []uint64) (int, error) {
+func (a *BinaryTree) AddView(away []uint64) (int, error) {
 	if a.views == nil {
 		a.vb.begin(a.st)
 		a.views = []btFree{{}} // view 0's state is the current one until another is made current
@@ -83,13 +84,13 @@ func (a *blockTree) AddView(away []uint64) (int, error) {
 // UseView makes view v (0: the whole machine) the one the decisions, NumFree,
 // IsFree, AppendFreeIn and State see (Viewer): O(n/64) and O(log n) a node of
 // the view changed since it was last current.
-func (a *blockTree) UseView(v int) error {
+func (a *BinaryTree) UseView(v int) error {
 	return switchView(&a.vb, a.name, a.views, v, a.save, a.load, a.catchUp)
 }
 
 // DropViews removes every view, the whole machine's state current again
 // (Viewer).
-func (a *blockTree) DropViews() {
+func (a *BinaryTree) DropViews() {
 	if a.views == nil {
 		return
 	}
@@ -99,7 +100,7 @@ func (a *blockTree) DropViews() {
 
 // machineState is the machine's free state (MachineState): with views the
 // book's truth, not the current view's.
-func (a *blockTree) machineState() *State { return a.vb.machine(a.st) }
+func (a *BinaryTree) machineState() *State { return a.vb.machine(a.st) }
 
 // catchUp brings the current free state, view v's, up to the machine's: the
 // nodes it holds freed and taken since it was last current.

@@ -112,7 +112,10 @@ func (a *blockTree) AppendFreeIn(dst []int, set []uint64) []int { return a.st.Ap
 //
 // With views the nodes are those free in the machine, taken there, and in the
 // current view's counts those it holds.
-func (a *blockTree) OccupyFreeIn(set, taken []uint64) int {
+func (a *blockTree) OccupyFreeIn(set, taken []uint64) int { return a.occupyFreeIn(set, taken) }
+
+// occupyFreeIn is OccupyFreeIn of bt's view and of the non-contiguous trees.
+func (a *BinaryTree) occupyFreeIn(set, taken []uint64) int {
 	if !a.vb.on() {
 		k := a.st.TakeFreeIn(set, taken)
 		if k > 0 {
@@ -147,6 +150,14 @@ func (a *blockTree) ReleaseIn(set []uint64) error {
 			}
 		}
 	}
+	return a.releaseIn(set)
+}
+
+// releaseIn frees the nodes of set, each busy, all or nothing (the machine's
+// error: a node not busy there), as Release frees the nodes of the
+// non-contiguous trees one by one: ReleaseIn of bt's view (its nodes checked
+// to be blocks of one node) and of the non-contiguous trees.
+func (a *BinaryTree) releaseIn(set []uint64) error {
 	if !a.vb.on() {
 		if err := a.st.ReleaseIn(set); err != nil {
 			return err
@@ -223,23 +234,11 @@ func (a *BinaryTree) setLeafCounts(set []uint64, take bool) {
 
 // OccupyFreeIn marks busy the free nodes of set, each a block of one node as
 // Occupy makes it (BulkOccupier; blockTree's).
-func (a *subTaskTree) OccupyFreeIn(set, taken []uint64) int {
-	k := a.st.TakeFreeIn(set, taken)
-	if k > 0 {
-		a.setLeaves(taken, true)
-	}
-	return k
-}
+func (a *subTaskTree) OccupyFreeIn(set, taken []uint64) int { return a.occupyFreeIn(set, taken) }
 
 // ReleaseIn frees the nodes of set, each busy (given out or occupied), as
 // Release frees them one by one (BulkOccupier), all or nothing.
-func (a *subTaskTree) ReleaseIn(set []uint64) error {
-	if err := a.st.ReleaseIn(set); err != nil {
-		return err
-	}
-	a.setLeaves(set, false)
-	return nil
-}
+func (a *subTaskTree) ReleaseIn(set []uint64) error { return a.releaseIn(set) }
 
 // Clone returns an independent copy in the same state (Fragmenting), a
 // BlockOccupier too.
