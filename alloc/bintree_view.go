@@ -69,13 +69,7 @@ func (a *BinaryTree) AddView(away []uint64) (int, error) {
 		}
 	}
 	for p := n - 1; p >= 1; p-- {
-		s := f.free[2*p] + f.free[2*p+1]
-		f.free[p] = s
-		if int(s) == a.t.area(p) {
-			f.maxFree[p] = s
-		} else {
-			f.maxFree[p] = max(f.maxFree[2*p], f.maxFree[2*p+1])
-		}
+		a.t.remake(f.free, f.maxFree, p)
 	}
 	a.views = append(a.views, f)
 	return id, nil
@@ -149,13 +143,7 @@ func (a *BinaryTree) fixUp(leaves []int32) {
 			}
 		}
 		for _, p := range next {
-			f := a.free[2*p] + a.free[2*p+1]
-			a.free[p] = f
-			if int(f) == a.t.area(int(p)) {
-				a.maxFree[p] = f
-			} else {
-				a.maxFree[p] = max(a.maxFree[2*p], a.maxFree[2*p+1])
-			}
+			a.t.remake(a.free, a.maxFree, int(p))
 		}
 		// The next level reads next; the buffers swap (leaves is the caller's
 		// until the first level is made).
@@ -249,6 +237,18 @@ func (a *BinaryTree) viewBits(set []uint64) []uint64 {
 		out[w] = x & in[w]
 	}
 	return out
+}
+
+// remake makes tree node p's counts (free processors, largest wholly free
+// block below it) in free and maxFree from its children's.
+func (t *divTree) remake(free, maxFree []int32, p int) {
+	f := free[2*p] + free[2*p+1]
+	free[p] = f
+	if int(f) == t.area(p) {
+		maxFree[p] = f
+	} else {
+		maxFree[p] = max(maxFree[2*p], maxFree[2*p+1])
+	}
 }
 
 // countBits returns the number of nodes of a bitmap.

@@ -35,6 +35,11 @@ import (
 // that between decisions every node kept away is busy, as for every Occupier.
 // Both may refuse a request that fits by count (Fragmenting): bt for want of a
 // block, paging for want of whole free pages in a partition.
+//
+// Both keep views (Viewer: bintree_view.go, paging_view.go), so that a Mask
+// that registers a replay's partitions' outsides switches views at a change
+// of partition instead of holding and freeing every free node the two
+// outsides differ by.
 
 // BlockOccupier is an Occupier whose unit of allocation is larger than a node
 // (ForPartitions: bt, sbt, dbt and paging with pages of several nodes): a
@@ -221,13 +226,7 @@ func (a *BinaryTree) setLeafCounts(set []uint64, take bool) {
 	}
 	for lo, hi = lo/2, hi/2; hi >= 1; lo, hi = lo/2, hi/2 {
 		for p := lo; p <= hi; p++ {
-			f := a.free[2*p] + a.free[2*p+1]
-			a.free[p] = f
-			if int(f) == a.t.area(p) {
-				a.maxFree[p] = f
-			} else {
-				a.maxFree[p] = max(a.maxFree[2*p], a.maxFree[2*p+1])
-			}
+			a.t.remake(a.free, a.maxFree, p)
 		}
 	}
 }
