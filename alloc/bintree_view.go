@@ -1,9 +1,6 @@
 package alloc
 
-import (
-	"fmt"
-	"math/bits"
-)
+import "fmt"
 
 // Views of bt, sbt and dbt in their partition view (blockTree) and of the
 // non-contiguous trees (subTaskTree), each a Viewer: the
@@ -169,14 +166,7 @@ func (a *BinaryTree) inView(nodes []int) []int {
 	if in == nil {
 		return nodes
 	}
-	all := true
-	for _, v := range nodes {
-		if in[v>>6]>>(v&63)&1 == 0 {
-			all = false
-			break
-		}
-	}
-	if all {
+	if allIn(in, nodes) {
 		return nodes
 	}
 	a.viewBuf = a.viewBuf[:0]
@@ -249,13 +239,4 @@ func (t *divTree) remake(free, maxFree []int32, p int) {
 	} else {
 		maxFree[p] = max(maxFree[2*p], maxFree[2*p+1])
 	}
-}
-
-// countBits returns the number of nodes of a bitmap.
-func countBits(set []uint64) int {
-	k := 0
-	for _, x := range set {
-		k += bits.OnesCount64(x)
-	}
-	return k
 }

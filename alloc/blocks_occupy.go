@@ -476,13 +476,7 @@ func (a *pagedBlocks) Clone() Fragmenting {
 		return c
 	}
 	if in := a.vin[a.cur]; in != nil {
-		out := make([]uint64, len(in))
-		for w, x := range in {
-			out[w] = ^x
-		}
-		if r := a.g.N() & 63; r != 0 {
-			out[len(out)-1] &= 1<<r - 1
-		}
+		out := complementOf(in, a.g.N())
 		c.OccupyFreeIn(out, out)
 	}
 	return c

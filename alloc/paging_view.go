@@ -27,23 +27,10 @@ func (a *pagedBlocks) AddView(away []uint64) (int, error) {
 		copy(a.mfree, a.free)
 		a.vin, a.vpages, a.cur = [][]uint64{nil}, [][]uint64{nil}, 0
 	}
-	in := make([]uint64, len(away))
-	for w := range in {
-		in[w] = ^away[w]
-	}
-	if r := n & 63; r != 0 {
-		in[len(in)-1] &= 1<<r - 1
-	}
+	in := complementOf(away, n)
 	pages := make([]uint64, len(a.free))
 	for r, nodes := range a.pages {
-		whole := true
-		for _, v := range nodes {
-			if in[v>>6]>>(v&63)&1 == 0 {
-				whole = false
-				break
-			}
-		}
-		if whole {
+		if allIn(in, nodes) {
 			pages[r/64] |= 1 << (r % 64)
 		}
 	}
