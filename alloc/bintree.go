@@ -207,6 +207,19 @@ type BinaryTree struct {
 	left    []int32 // per block: its nodes given out and not yet released
 	seen    []bool  // scratch for Release
 	buf     []int
+
+	// Views (bt, sbt, dbt in their partition view, bintree_view.go): with
+	// views st, free and maxFree are the current view's, the machine's free
+	// nodes the book's truth, block and left the machine's.
+	vb                     viewBook
+	views                  []btFree
+	catchFreed, catchTaken []int
+	dirty, up, dirty2      []int32  // fixUp's levels
+	mark                   []uint32 // fixUp's ancestors seen, by generation
+	gen                    uint32
+	viewBuf                []int
+	viewSet                []uint64
+	done, leaves           []int // Release's blocks freed
 }
 
 func parseTreeRule(kind byte, arg string, n int) (treeRule, error) {
@@ -326,7 +339,10 @@ func (a *BinaryTree) NumFree() int { return a.st.NumFree() }
 func (a *BinaryTree) MayFragment() bool { return a.mode == contiguous }
 
 // Clone returns an independent copy in the same state (Fragmenting); the scratch
-// buffers, which every call leaves clean, are shared.
+// buffers, which every call leaves clean, are shared. With views (blockTree)
+// the copy keeps none: its free nodes are the current view's, the nodes the
+// view leaves out that are free in the machine each busy as a block of one
+// node, as a mask holding them makes them.
 func (a *BinaryTree) Clone() Fragmenting {
 	c := *a
 	c.st = a.st.Clone()
@@ -334,6 +350,20 @@ func (a *BinaryTree) Clone() Fragmenting {
 	c.maxFree = slices.Clone(a.maxFree)
 	c.block = slices.Clone(a.block)
 	c.left = slices.Clone(a.left)
+	c.mark, c.gen = nil, 0 // fixUp's marks are by generation: never shared
+	if a.vb.on() {
+		if in := a.vb.in(); in != nil {
+			for w, x := range a.vb.truth.free {
+				for x &^= in[w]; x != 0; x &= x - 1 {
+					v := w<<6 + bits.TrailingZeros64(x)
+					b := c.t.leaf[v]
+					c.block[v], c.left[b] = b, 1
+				}
+			}
+		}
+		c.vb, c.views = viewBook{}, nil
+		c.catchFreed, c.catchTaken, c.viewBuf, c.viewSet = nil, nil, nil, nil
+	}
 	return &c
 }
 
@@ -431,6 +461,9 @@ func (a *BinaryTree) Allocate(k int) ([]int, error) {
 		if err := a.st.Take(cells); err != nil {
 			panic("alloc: " + a.name + " tree out of step with the state: " + err.Error())
 		}
+		if err := a.viewTake(cells); err != nil {
+			panic("alloc: " + a.name + " tree out of step with the machine: " + err.Error())
+		}
 		a.setBlock(b, true)
 		nodes := append([]int(nil), cells[:k]...)
 		for _, v := range nodes {
@@ -481,6 +514,9 @@ func (a *BinaryTree) Allocate(k int) ([]int, error) {
 	if err := a.st.Take(nodes); err != nil {
 		panic("alloc: " + a.name + " tree out of step with the state: " + err.Error())
 	}
+	if err := a.viewTake(nodes); err != nil {
+		panic("alloc: " + a.name + " tree out of step with the machine: " + err.Error())
+	}
 	return nodes, nil
 }
 
@@ -504,16 +540,45 @@ func (a *subTaskTree) Occupy(nodes []int) error { return a.occupyLeaves(nodes) }
 // occupyLeaves marks the nodes busy, all or nothing, each a block of one node
 // given out (its leaf), freed by Release as a job's block: subTaskTree's and
 // blockTree's Occupy.
+//
+// With views (blockTree) the nodes are taken in the machine, and those the
+// current view holds in its counts.
 func (a *BinaryTree) occupyLeaves(nodes []int) error {
-	if err := a.st.Take(nodes); err != nil {
+	in := nodes
+	if a.vb.on() {
+		if err := a.vb.truth.Take(nodes); err != nil {
+			return fmt.Errorf("%s: %w", a.name, err)
+		}
+		in = a.inView(nodes)
+		if err := a.st.Take(in); err != nil {
+			panic("alloc: " + a.name + " tree out of step with its view: " + err.Error())
+		}
+	} else if err := a.st.Take(nodes); err != nil {
 		return fmt.Errorf("%s: %w", a.name, err)
 	}
 	for _, v := range nodes {
-		b := int(a.t.leaf[v])
-		a.setBlock(b, true)
-		a.block[v], a.left[b] = int32(b), 1
+		b := a.t.leaf[v]
+		a.block[v], a.left[b] = b, 1
 	}
+	a.setLeafList(in, 0)
 	return nil
+}
+
+// setLeafList sets the leaves of nodes (each listed once) free (f = 1) or
+// busy (0) in the tree's counts, and makes their ancestors' counts again
+// (fixUp): O(nodes + ancestors), where setBlock on each leaf is O(log n) a
+// node.
+func (a *BinaryTree) setLeafList(nodes []int, f int32) {
+	if len(nodes) == 0 {
+		return
+	}
+	a.dirty = a.dirty[:0]
+	for _, v := range nodes {
+		b := a.t.leaf[v]
+		a.free[b], a.maxFree[b] = f, f
+		a.dirty = append(a.dirty, b)
+	}
+	a.fixUp(a.dirty)
 }
 
 // IsFree reports whether node v is free (Occupier).
@@ -570,33 +635,54 @@ func (a *BinaryTree) Release(nodes []int) error {
 		return err
 	}
 	if a.mode != contiguous {
-		if err := a.st.Release(nodes); err != nil {
+		in := nodes
+		if a.vb.on() {
+			if err := a.vb.truth.Release(nodes); err != nil {
+				panic("alloc: " + a.name + " tree out of step with the machine: " + err.Error())
+			}
+			in = a.inView(nodes)
+		}
+		if err := a.st.Release(in); err != nil {
 			panic("alloc: " + a.name + " tree out of step with the state: " + err.Error())
 		}
 		for _, v := range nodes {
 			b := a.block[v]
 			a.block[v] = 0
 			a.left[b]--
-			a.setBlock(int(a.t.leaf[v]), false)
 		}
+		a.setLeafList(in, 1)
 		return nil
 	}
-	var done []int
+	// Blocks of one node (nodes occupied) are freed together, their leaves'
+	// ancestors made again once (setLeafList), after the larger blocks.
+	a.done, a.leaves = a.done[:0], a.leaves[:0]
 	for _, v := range nodes {
 		b := a.block[v]
 		a.block[v] = 0
 		a.left[b]--
 		if a.left[b] == 0 {
-			done = append(done, int(b))
+			if int(b) >= a.t.n() {
+				a.leaves = append(a.leaves, v)
+			} else {
+				a.done = append(a.done, int(b))
+			}
 		}
 	}
-	for _, b := range done {
-		cells := a.t.cells(b, a.buf[:0])
-		a.buf = cells
-		if err := a.st.Release(cells); err != nil {
+	for _, b := range a.done {
+		a.freeBlock(b)
+	}
+	if len(a.leaves) > 0 {
+		in := a.leaves
+		if a.vb.on() {
+			if err := a.vb.truth.Release(a.leaves); err != nil {
+				panic("alloc: " + a.name + " tree out of step with the machine: " + err.Error())
+			}
+			in = a.inView(a.leaves)
+		}
+		if err := a.st.Release(in); err != nil {
 			panic("alloc: " + a.name + " tree out of step with the state: " + err.Error())
 		}
-		a.setBlock(b, false)
+		a.setLeafList(in, 1)
 	}
 	return nil
 }

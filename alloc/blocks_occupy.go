@@ -35,6 +35,11 @@ import (
 // that between decisions every node kept away is busy, as for every Occupier.
 // Both may refuse a request that fits by count (Fragmenting): bt for want of a
 // block, paging for want of whole free pages in a partition.
+//
+// Both keep views (Viewer: bintree_view.go, paging_view.go), so that a Mask
+// that registers a replay's partitions' outsides switches views at a change
+// of partition instead of holding and freeing every free node the two
+// outsides differ by.
 
 // BlockOccupier is an Occupier whose unit of allocation is larger than a node
 // (ForPartitions: bt, sbt, dbt and paging with pages of several nodes): a
@@ -109,11 +114,30 @@ func (a *blockTree) AppendFreeIn(dst []int, set []uint64) []int { return a.st.Ap
 // Occupy makes it, writes them to taken and returns their number
 // (BulkOccupier): the leaves set, then their ancestors' counts made again
 // level by level over the span of tree nodes above them (setLeaves).
-func (a *blockTree) OccupyFreeIn(set, taken []uint64) int {
-	k := a.st.TakeFreeIn(set, taken)
-	if k > 0 {
-		a.setLeaves(taken, true)
+//
+// With views the nodes are those free in the machine, taken there, and in the
+// current view's counts those it holds.
+func (a *blockTree) OccupyFreeIn(set, taken []uint64) int { return a.occupyFreeIn(set, taken) }
+
+// occupyFreeIn is OccupyFreeIn of bt's view and of the non-contiguous trees.
+func (a *BinaryTree) occupyFreeIn(set, taken []uint64) int {
+	if !a.vb.on() {
+		k := a.st.TakeFreeIn(set, taken)
+		if k > 0 {
+			a.setLeaves(taken, true)
+		}
+		return k
 	}
+	k := a.vb.truth.TakeFreeIn(set, taken)
+	if k == 0 {
+		return 0
+	}
+	a.setLeafBlocks(taken, true)
+	in := a.viewBits(taken)
+	if a.st.TakeFreeIn(in, in) != countBits(in) {
+		panic("alloc: " + a.name + " tree out of step with its view")
+	}
+	a.setLeafCounts(in, true)
 	return k
 }
 
@@ -131,10 +155,30 @@ func (a *blockTree) ReleaseIn(set []uint64) error {
 			}
 		}
 	}
-	if err := a.st.ReleaseIn(set); err != nil {
+	return a.releaseIn(set)
+}
+
+// releaseIn frees the nodes of set, each busy, all or nothing (the machine's
+// error: a node not busy there), as Release frees the nodes of the
+// non-contiguous trees one by one: ReleaseIn of bt's view (its nodes checked
+// to be blocks of one node) and of the non-contiguous trees.
+func (a *BinaryTree) releaseIn(set []uint64) error {
+	if !a.vb.on() {
+		if err := a.st.ReleaseIn(set); err != nil {
+			return err
+		}
+		a.setLeaves(set, false)
+		return nil
+	}
+	if err := a.vb.truth.ReleaseIn(set); err != nil {
 		return err
 	}
-	a.setLeaves(set, false)
+	a.setLeafBlocks(set, false)
+	in := a.viewBits(set)
+	if err := a.st.ReleaseIn(in); err != nil {
+		panic("alloc: " + a.name + " tree out of step with its view: " + err.Error())
+	}
+	a.setLeafCounts(in, false)
 	return nil
 }
 
@@ -144,54 +188,56 @@ func (a *blockTree) ReleaseIn(set []uint64) error {
 // counts again from their children, level by level over the span of tree nodes
 // above the leaves changed: O(nodes + span) where setBlock is O(log n) a node.
 func (a *BinaryTree) setLeaves(set []uint64, take bool) {
-	lo, hi := len(a.free), 0
+	a.setLeafBlocks(set, take)
+	a.setLeafCounts(set, take)
+}
+
+// setLeafBlocks is setLeaves's part for the jobs' blocks (block, left): the
+// machine's, shared by the views.
+func (a *BinaryTree) setLeafBlocks(set []uint64, take bool) {
 	for w, x := range set {
 		for ; x != 0; x &= x - 1 {
 			v := w<<6 + bits.TrailingZeros64(x)
-			b := int(a.t.leaf[v])
 			if take {
-				a.free[b], a.maxFree[b] = 0, 0
-				a.block[v], a.left[b] = int32(b), 1
+				b := a.t.leaf[v]
+				a.block[v], a.left[b] = b, 1
 			} else {
-				a.free[b], a.maxFree[b] = 1, 1
 				a.left[a.block[v]]--
 				a.block[v] = 0
 			}
+		}
+	}
+}
+
+// setLeafCounts is setLeaves's part for the tree's counts (the current
+// view's with views).
+func (a *BinaryTree) setLeafCounts(set []uint64, take bool) {
+	lo, hi := len(a.free), 0
+	f := int32(1)
+	if take {
+		f = 0
+	}
+	for w, x := range set {
+		for ; x != 0; x &= x - 1 {
+			b := int(a.t.leaf[w<<6+bits.TrailingZeros64(x)])
+			a.free[b], a.maxFree[b] = f, f
 			lo, hi = min(lo, b), max(hi, b)
 		}
 	}
 	for lo, hi = lo/2, hi/2; hi >= 1; lo, hi = lo/2, hi/2 {
 		for p := lo; p <= hi; p++ {
-			f := a.free[2*p] + a.free[2*p+1]
-			a.free[p] = f
-			if int(f) == a.t.area(p) {
-				a.maxFree[p] = f
-			} else {
-				a.maxFree[p] = max(a.maxFree[2*p], a.maxFree[2*p+1])
-			}
+			a.t.remake(a.free, a.maxFree, p)
 		}
 	}
 }
 
 // OccupyFreeIn marks busy the free nodes of set, each a block of one node as
 // Occupy makes it (BulkOccupier; blockTree's).
-func (a *subTaskTree) OccupyFreeIn(set, taken []uint64) int {
-	k := a.st.TakeFreeIn(set, taken)
-	if k > 0 {
-		a.setLeaves(taken, true)
-	}
-	return k
-}
+func (a *subTaskTree) OccupyFreeIn(set, taken []uint64) int { return a.occupyFreeIn(set, taken) }
 
 // ReleaseIn frees the nodes of set, each busy (given out or occupied), as
 // Release frees them one by one (BulkOccupier), all or nothing.
-func (a *subTaskTree) ReleaseIn(set []uint64) error {
-	if err := a.st.ReleaseIn(set); err != nil {
-		return err
-	}
-	a.setLeaves(set, false)
-	return nil
-}
+func (a *subTaskTree) ReleaseIn(set []uint64) error { return a.releaseIn(set) }
 
 // Clone returns an independent copy in the same state (Fragmenting), a
 // BlockOccupier too.
@@ -208,6 +254,15 @@ type pagedBlocks struct {
 	*Paging
 	count []int32 // busy nodes by page rank
 	nodes *State  // free nodes: the nodes of free pages
+	// Views (Viewer, paging_view.go): the machine's free pages and their
+	// number (mfree nil: no views; Paging's free pages are then the
+	// machine's, else the current view's), each view's nodes and the pages
+	// wholly in it (view 0, nil: every node and page), the current view.
+	mfree  []uint64
+	mnfree int
+	vin    [][]uint64
+	vpages [][]uint64
+	cur    int
 }
 
 func newPagedBlocks(p *Paging) *pagedBlocks {
@@ -244,10 +299,20 @@ func (a *pagedBlocks) took(nodes []int) {
 	for _, v := range nodes {
 		r := a.pageOf[v]
 		if a.count[r]++; a.count[r] == 1 {
-			if err := a.nodes.Take(a.pages[r]); err != nil {
-				panic("alloc: " + a.name + ": pages out of step: " + err.Error())
-			}
+			a.tookPage(int(r))
 		}
+	}
+}
+
+// tookPage makes page r, free until now, busy in a.nodes and, with views, in
+// the machine's free pages (Paging's, the current view's, take it before).
+func (a *pagedBlocks) tookPage(r int) {
+	if err := a.nodes.Take(a.pages[r]); err != nil {
+		panic("alloc: " + a.name + ": pages out of step: " + err.Error())
+	}
+	if a.mfree != nil {
+		a.mfree[r/64] &^= 1 << (r % 64)
+		a.mnfree--
 	}
 }
 
@@ -334,9 +399,7 @@ func (a *pagedBlocks) tookIn(set []uint64) {
 		for ; x != 0; x &= x - 1 {
 			r := a.pageOf[w<<6+bits.TrailingZeros64(x)]
 			if a.count[r]++; a.count[r] == 1 {
-				if err := a.nodes.Take(a.pages[r]); err != nil {
-					panic("alloc: " + a.name + ": pages out of step: " + err.Error())
-				}
+				a.tookPage(int(r))
 			}
 		}
 	}
@@ -363,33 +426,60 @@ func (a *pagedBlocks) ReleaseIn(set []uint64) error {
 }
 
 // released counts one busy node fewer on page r, freeing the page at none.
+// With views the page is freed in the machine, and in the current view when
+// the view holds it whole.
 func (a *pagedBlocks) released(r int) {
 	if a.count[r]--; a.count[r] == 0 {
-		a.free[r/64] |= 1 << (r % 64)
-		a.nfree++
+		if a.mfree == nil || a.inView(r) {
+			a.free[r/64] |= 1 << (r % 64)
+			a.nfree++
+		}
+		if a.mfree != nil {
+			a.mfree[r/64] |= 1 << (r % 64)
+			a.mnfree++
+		}
 		if err := a.nodes.Release(a.pages[r]); err != nil {
 			panic("alloc: " + a.name + ": pages out of step: " + err.Error())
 		}
 	}
 }
 
-// IsFree reports whether node v is free: its page is (Occupier).
-func (a *pagedBlocks) IsFree(v int) bool { return a.nodes.IsFree(v) }
+// IsFree reports whether node v is free: its page is (Occupier), and with
+// views the current view holds it whole.
+func (a *pagedBlocks) IsFree(v int) bool {
+	return a.nodes.IsFree(v) && (a.mfree == nil || a.inView(int(a.pageOf[v])))
+}
 
 // AppendFreeIn appends the free nodes of the bitmap set (Mask's bulk path).
 func (a *pagedBlocks) AppendFreeIn(dst []int, set []uint64) []int {
-	return a.nodes.AppendFreeIn(dst, set)
+	start := len(dst)
+	dst = a.nodes.AppendFreeIn(dst, set)
+	if a.mfree == nil {
+		return dst
+	}
+	return append(dst[:start], slices.DeleteFunc(dst[start:], func(v int) bool { return !a.inView(int(a.pageOf[v])) })...)
 }
 
 // MayFragment is true: with nodes kept away, enough free nodes may lie on too
 // few whole free pages (Fragmenting).
 func (a *pagedBlocks) MayFragment() bool { return true }
 
-// Clone returns an independent copy in the same state (Fragmenting).
+// Clone returns an independent copy in the same state (Fragmenting). With
+// views the copy keeps none: its free pages are the current view's, the
+// nodes the view leaves out that are on free pages occupied (their pages
+// taken), as a mask holding them makes them.
 func (a *pagedBlocks) Clone() Fragmenting {
 	p := *a.Paging
 	p.free, p.busy = slices.Clone(a.free), slices.Clone(a.busy)
-	return &pagedBlocks{Paging: &p, count: slices.Clone(a.count), nodes: a.nodes.Clone()}
+	c := &pagedBlocks{Paging: &p, count: slices.Clone(a.count), nodes: a.nodes.Clone()}
+	if a.mfree == nil {
+		return c
+	}
+	if in := a.vin[a.cur]; in != nil {
+		out := complementOf(in, a.g.N())
+		c.OccupyFreeIn(out, out)
+	}
+	return c
 }
 
 // ReleasesBlocks marks pagedBlocks a BlockOccupier: a job's release frees its

@@ -36,19 +36,24 @@ func TestBlockOccupiersMatchPlainModel(t *testing.T) {
 	if testing.Short() {
 		histories = 4
 	}
-	decisions, placed := 0, 0
+	decisions, placed, viewed := 0, 0, 0
 	for ci, c := range cases {
 		m, err := topo.ParseMachine(c.m)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for h := range histories {
-			rng := rand.New(rand.NewPCG(uint64(ci), uint64(h)+77))
-			d, p := blockModelHistory(t, rng, c.spec, m, steps, fmt.Sprintf("%s on %s, history %d", c.spec, c.m, h))
-			decisions, placed = decisions+d, placed+p
+			for _, views := range []bool{false, true} {
+				rng := rand.New(rand.NewPCG(uint64(ci), uint64(h)+77))
+				d, p := blockModelHistory(t, rng, c.spec, m, steps, views, fmt.Sprintf("%s on %s, history %d, views %v", c.spec, c.m, h, views))
+				decisions, placed = decisions+d, placed+p
+				if views {
+					viewed += d
+				}
+			}
 		}
 	}
-	t.Logf("%d allocators, %d decisions as the plain model's (%d jobs placed, the others refused alike)", len(cases), decisions, placed)
+	t.Logf("%d allocators, %d decisions as the plain model's (%d with the partitions' sets registered as views; %d jobs placed, the others refused alike)", len(cases), decisions, viewed, placed)
 }
 
 // blockModel is the definition of bt's or paging's decision on a free set,
@@ -103,8 +108,13 @@ func (bm blockModel) decide(free []bool, k int) (nodes, holds []int, err error) 
 }
 
 // blockModelHistory plays one history of TestBlockOccupiersMatchPlainModel and
-// returns the decisions and the jobs placed.
-func blockModelHistory(t *testing.T, rng *rand.Rand, spec string, m topo.Machine, steps int, what string) (int, int) {
+// returns the decisions and the jobs placed. With views the partitions' sets
+// are registered with the mask (Mask.Views: an allocator that keeps views,
+// alloc.Viewer, switches views in place of holding their nodes), and at each
+// decision a clone (EASY's will-run copy) must decide as the model, and, with
+// a running job released whole and the set's free nodes held again (as
+// sim's will-run test does), have the model's free nodes without that job.
+func blockModelHistory(t *testing.T, rng *rand.Rand, spec string, m topo.Machine, steps int, views bool, what string) (int, int) {
 	t.Helper()
 	a0, err := Parse(spec, m, Options{})
 	if err != nil {
@@ -139,9 +149,14 @@ func blockModelHistory(t *testing.T, rng *rand.Rand, spec string, m topo.Machine
 		}
 		parts = append(parts, set)
 	}
-	type job struct{ nodes, holds []int }
+	type job = struct{ nodes, holds []int }
 	var running []job
 	mask := NewMask(n)
+	if views {
+		if err := mask.Views(a, parts); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
 	var cur []uint64
 	decisions, placed := 0, 0
 	free := make([]bool, n) // the model's: in no job's block, not kept away
@@ -204,6 +219,9 @@ func blockModelHistory(t *testing.T, rng *rand.Rand, spec string, m topo.Machine
 			k = 1 + rng.IntN(4)
 		}
 		want, holds, werr := bm.decide(free, k)
+		if views {
+			cloneMatchesModel(t, a, bm, free, cur, k, running, what+fmt.Sprintf(", step %d", step))
+		}
 		have, herr := a.Allocate(k)
 		decisions++
 		if (werr == nil) != (herr == nil) || (werr != nil && !errors.Is(herr, werr)) || !slices.Equal(want, have) {
@@ -218,6 +236,9 @@ func blockModelHistory(t *testing.T, rng *rand.Rand, spec string, m topo.Machine
 	if err := mask.Set(a, nil); err != nil {
 		t.Fatalf("%s: clearing: %v", what, err)
 	}
+	if err := mask.Views(a, nil); err != nil {
+		t.Fatalf("%s: dropping the views: %v", what, err)
+	}
 	for _, j := range running {
 		if err := a.Release(j.nodes); err != nil {
 			t.Fatalf("%s: final release: %v", what, err)
@@ -227,6 +248,45 @@ func blockModelHistory(t *testing.T, rng *rand.Rand, spec string, m topo.Machine
 		t.Fatalf("%s: at the end %d held, %d of %d free", what, mask.Held(), a.NumFree(), n)
 	}
 	return decisions, placed
+}
+
+// cloneMatchesModel checks a clone of a (in the state the model's free nodes
+// free describe, the set away kept away) as sim's will-run test uses it: the
+// clone decides a job of k as the model, and with running's last job released
+// whole and the free nodes of away held again (HoldFreeIn), its free nodes
+// are the model's without that job.
+func cloneMatchesModel(t *testing.T, a Occupier, bm blockModel, free []bool, away []uint64, k int, running []struct{ nodes, holds []int }, what string) {
+	t.Helper()
+	c := a.(Fragmenting).Clone().(Occupier)
+	want, _, werr := bm.decide(free, k)
+	have, herr := c.Allocate(k)
+	if (werr == nil) != (herr == nil) || !slices.Equal(want, have) {
+		t.Fatalf("%s: a clone decides a job of %d: %v (%v), the model %v (%v)", what, k, have, herr, want, werr)
+	}
+	if len(running) == 0 {
+		return
+	}
+	c = a.(Fragmenting).Clone().(Occupier)
+	j := running[len(running)-1]
+	if err := c.Release(j.nodes); err != nil {
+		t.Fatalf("%s: a clone's release: %v", what, err)
+	}
+	if _, err := HoldFreeIn(c, away, nil); err != nil {
+		t.Fatalf("%s: a clone's hold: %v", what, err)
+	}
+	after := slices.Clone(free)
+	for _, v := range j.holds {
+		after[v] = away == nil || away[v>>6]>>(v&63)&1 == 0
+	}
+	for v := range after {
+		want := after[v]
+		if bm.paged != nil {
+			want = !slices.ContainsFunc(bm.paged.pages[bm.paged.pageOf[v]], func(u int) bool { return !after[u] })
+		}
+		if c.IsFree(v) != want {
+			t.Fatalf("%s: a clone, job %v released: node %d free %v, the model's %v", what, j.nodes, v, c.IsFree(v), want)
+		}
+	}
 }
 
 // TestBlockOccupierContract: ForPartitions's views refuse what an Occupier

@@ -11,8 +11,9 @@ import (
 )
 
 // MachineState and Mask.HeldNodes give the machine's free set while a Mask keeps
-// decisions in random partitions, with and without views (mbs and the curve
-// allocators keep one per partition; mc1x1 reports no State): MachineState's free
+// decisions in random partitions, with and without views (mbs, the curve
+// allocators and the non-contiguous trees keep one per partition; mc1x1 reports
+// no State): MachineState's free
 // nodes with the held ones added (State.SetUnion) are exactly the nodes no live job
 // holds, counted right, after every step of random histories; the State an
 // allocator with views reports (its current view's) is not always that set.
@@ -38,7 +39,7 @@ func TestMachineStateWithMask(t *testing.T) {
 			outs[2][v>>6] |= 1 << (v & 63)
 		}
 	}
-	for _, spec := range []string{"mbs", "bf:hilbert", "ff:snake", "mc1x1"} {
+	for _, spec := range []string{"mbs", "bf:hilbert", "ff:snake", "mc1x1", "ind-bt", "d-sbt:4"} {
 		for _, views := range []bool{false, true} {
 			what := fmt.Sprintf("%s, views %v", spec, views)
 			a, err := alloc.Parse(spec, m, alloc.Options{})

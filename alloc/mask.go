@@ -33,7 +33,7 @@ import (
 // away); Set costs O(n/64) besides the nodes it frees and holds.
 //
 // With an allocator that keeps views (Viewer: the Slurm emulations, the curve
-// allocators) the sets registered with Views (a replay's partitions' outsides)
+// allocators, MBS, the binary trees and paging's partition view) the sets registered with Views (a replay's partitions' outsides)
 // cost nothing to change: Set switches the allocator's view, O(1), and holds
 // nothing; a set that is not registered (a partition's outside with more nodes
 // kept away) switches to the view of the largest registered set it holds,
@@ -74,8 +74,11 @@ type Mask struct {
 // bitmap with each request, and an emulation whose incremental state is per free
 // set keeps one per partition (SlurmAllocator, slurm_view.go); so does a curve
 // allocator, its interval index (CurveAllocator, curve_view.go), and MBS, its
-// free lists (mbs_view.go). A Mask switches
-// views instead of holding and freeing the nodes two sets differ by.
+// free lists (mbs_view.go), a binary tree its counts (bintree_view.go: bt,
+// sbt and dbt in their partition view, the non-contiguous trees) and paging
+// in its partition view the pages each view holds whole (paging_view.go). A
+// Mask switches views instead of holding and freeing the nodes two sets
+// differ by.
 type Viewer interface {
 	Occupier
 	// AddView adds the view of the machine less away (a bitmap of the nodes)
@@ -105,7 +108,7 @@ type freeAppender interface {
 // of nodes two sets differ by (the center-based allocators, which keep no
 // views: center_mc1x1.go, mc.go, center_ptas.go, center_opt.go,
 // genalg_graph.go; MBS, whose views hold it for nodes kept away besides a
-// view's: mbs.go; bt's partition view, blocks_occupy.go).
+// view's: mbs.go; the binary trees, blocks_occupy.go).
 type BulkOccupier interface {
 	Occupier
 	// OccupyFreeIn marks busy the free nodes of set (a bitmap of the nodes),

@@ -76,6 +76,8 @@ func TestMaskViewsMatchAllocateWithoutCurves(t *testing.T) {
 		{"sos:gilbert", "mesh:16x8"}, {"sos:snake:ring", "mesh:10x7"}, {"scbt", "mesh:8x4"}, {"plas", "mesh:6x7"},
 		{"bf:hilbert-trunc", "mesh:40x30"},
 		{"mbs", "mesh:8x8"}, {"mbs", "mesh:7x5x2"}, {"mbs", "mesh:40x30"}, {"mbs", "mesh:128x5"}, {"mbs", "torus:13x11"},
+		{"bt", "mesh:8x8"}, {"sbt:4", "mesh:16x8"}, {"dbt:1/4", "mesh:8x16:io=left"},
+		{"ind-bt", "mesh:8x8"}, {"d-sbt:4", "mesh:8x4:io=left"}, {"ind-dbt:1/4", "mesh:32x16"}, {"d-bt", "mesh:16x16"},
 	}
 	histories := 16
 	if testing.Short() {

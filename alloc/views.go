@@ -50,13 +50,7 @@ func (b *viewBook) add(name string, away []uint64) (int, []uint64, error) {
 	if len(away) != (n+63)/64 {
 		return 0, nil, fmt.Errorf("%s: a view less %d words of nodes for %d nodes", name, len(away), n)
 	}
-	in := make([]uint64, len(away))
-	for w := range in {
-		in[w] = ^away[w]
-	}
-	if r := n & 63; r != 0 {
-		in[len(in)-1] &= 1<<r - 1
-	}
+	in := complementOf(away, n)
 	b.ins = append(b.ins, in)
 	return len(b.ins) - 1, in, nil
 }
@@ -169,4 +163,36 @@ func endViews[F any](b *viewBook, views []F, load func(F), catchUp func(int) err
 		}
 	}
 	b.drop()
+}
+
+// allIn reports whether every node of nodes is in the bitmap bm.
+func allIn(bm []uint64, nodes []int) bool {
+	for _, v := range nodes {
+		if bm[v>>6]>>(v&63)&1 == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// complementOf returns the nodes of an n-node machine that the bitmap set
+// does not hold, as a new bitmap.
+func complementOf(set []uint64, n int) []uint64 {
+	out := make([]uint64, len(set))
+	for w, x := range set {
+		out[w] = ^x
+	}
+	if r := n & 63; r != 0 && len(out) > 0 {
+		out[len(out)-1] &= 1<<r - 1
+	}
+	return out
+}
+
+// countBits returns the number of nodes of a bitmap.
+func countBits(set []uint64) int {
+	k := 0
+	for _, x := range set {
+		k += bits.OnesCount64(x)
+	}
+	return k
 }

@@ -44,9 +44,11 @@ import (
 //     nodes through their alloc.ForPartitions view, always with a mask, which
 //     holds again the nodes kept away of a job's block or pages its release
 //     frees: TestBlockOccupiersMatchPlainModel). With an allocator that
-//     keeps a view per partition (alloc.Viewer: the Slurm emulations and the
-//     curve allocators, whose incremental free state is kept per partition,
-//     alloc/slurm_view.go, alloc/curve_view.go) the
+//     keeps a view per partition (alloc.Viewer: the Slurm emulations, the
+//     curve allocators, mbs, the binary trees and paging's partition view,
+//     whose incremental free state is kept per partition, alloc/slurm_view.go,
+//     alloc/curve_view.go, alloc/mbs_view.go, alloc/bintree_view.go,
+//     alloc/paging_view.go) the
 //     mask registers the partitions' outsides as views and a change of
 //     partition switches views (O(n/64) and the nodes changed since the view
 //     was last used; TestMaskViewsMatchAllocateWithout). Between decisions the
