@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"os/signal"
@@ -359,7 +360,7 @@ func run(ctx context.Context, e *env, args []string) (code int) {
 		fmt.Fprintf(e.stderr, "procalloc %s: %v\nrun 'procalloc help %s' for usage\n", name, err, name)
 		return 2
 	case err != nil:
-		fmt.Fprintf(e.stderr, "procalloc %s: %v\n", name, err)
+		fmt.Fprintf(e.stderr, "procalloc %s: %s\n", name, withInputFlag(fs, err))
 		if hint := decompressHint(err, args); hint != "" {
 			fmt.Fprintf(e.stderr, "procalloc %s: %s\n", name, hint)
 		}
@@ -385,6 +386,28 @@ func run(ctx context.Context, e *env, args []string) (code int) {
 		return 1
 	}
 	return 0
+}
+
+// withInputFlag is err's text, with the flag whose file it could not open in
+// front when err says only "open FILE: ..." (sim --trace nosuch: "--trace: open
+// nosuch: no such file or directory", as plan's --trace and sim's --slurm-conf
+// said; a command reads several files).
+func withInputFlag(flags *flag.FlagSet, err error) string {
+	msg := err.Error()
+	var pe *fs.PathError
+	if !errors.As(err, &pe) || pe.Op != "open" || !strings.HasPrefix(msg, "open "+pe.Path+": ") {
+		return msg
+	}
+	var given []string
+	flags.Visit(func(f *flag.Flag) {
+		if f.Value.String() == pe.Path {
+			given = append(given, dashed(f.Name))
+		}
+	})
+	if len(given) != 1 {
+		return msg // an argument (sweep FILE), or the same file twice
+	}
+	return given[0] + ": " + msg
 }
 
 // errInterrupted is why the command's context ends on SIGINT or SIGTERM
@@ -571,7 +594,12 @@ func dashedFlagError(fs *flag.FlagSet, err error) string {
 			// A typo of a flag's name: name the flag meant (--trce: --trace).
 			var names []string
 			fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
-			hint := textin.DidYouMean(strings.TrimLeft(name, "-"), names, dashed)
+			// A one-letter name is one edit from every other (-j: -o), so only
+			// a longer one is matched by spelling.
+			hint := ""
+			if bare := strings.TrimLeft(name, "-"); len(bare) > 1 {
+				hint = textin.DidYouMean(bare, names, dashed)
+			}
 			if hint == "" {
 				hint = flagElsewhere(fs, strings.TrimLeft(name, "-"))
 			}
@@ -587,12 +615,14 @@ func dashedFlagError(fs *flag.FlagSet, err error) string {
 	return msg
 }
 
-// flagSynonyms are flag names one command uses for what another names
-// otherwise: compare's --loads is sim's and bench's --contract, sim's --alloc
-// is subset's --algo.
-var flagSynonyms = map[string][]string{
-	"loads": {"contract"}, "load": {"contract", "loads"}, "load-factor": {"contract", "loads"},
-	"contract": {"loads"}, "alloc": {"algo"}, "algo": {"alloc"},
+// flagSynonyms are groups of flag names that mean one thing in different
+// commands: compare's --loads is sim's and bench's --contract, sim's --alloc is
+// subset's --algo, and the work run at once is sweep's -j, compare's --parallel,
+// batch's --workers and order's --threads.
+var flagSynonyms = [][]string{
+	{"contract", "loads", "load", "load-factor"},
+	{"alloc", "algo"},
+	{"j", "parallel", "workers", "threads"},
 }
 
 // flagElsewhere is the hint for a flag name that fs (a command's flags) lacks
@@ -600,9 +630,14 @@ var flagSynonyms = map[string][]string{
 // by that name (sim --loads: " (did you mean --contract?)"), else the commands that have a flag of that name (" (--baseline is a
 // flag of procalloc sim)"); "" when none does.
 func flagElsewhere(fs *flag.FlagSet, name string) string {
-	for _, syn := range flagSynonyms[name] {
-		if fs.Lookup(syn) != nil {
-			return fmt.Sprintf(" (did you mean %s?)", dashed(syn))
+	for _, group := range flagSynonyms {
+		if !slices.Contains(group, name) {
+			continue
+		}
+		for _, syn := range group {
+			if fs.Lookup(syn) != nil {
+				return fmt.Sprintf(" (did you mean %s?)", dashed(syn))
+			}
 		}
 	}
 	var has []string

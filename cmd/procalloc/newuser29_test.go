@@ -201,3 +201,31 @@ func TestHostFormatErrorSaysTheFormatGiven(t *testing.T) {
 		t.Errorf("exit %d, %q", code, stderr)
 	}
 }
+
+// TestMissingInputNamesItsFlag: a file that does not exist was named without the
+// flag that gave it ("open nosuch: no such file or directory") by every command
+// but plan's --trace and sim's --slurm-conf, where a command reads several files
+// (sim: --trace, --graph, --hosts); the flag is named now. A positional file
+// (sweep FILE) stays as it was.
+func TestMissingInputNamesItsFlag(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "nosuch")
+	llnl := "../../sim/testdata/LLNL-T3D-1996-2.converted.txt.gz"
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sim", "--trace", missing, "--machine", "mesh:4x4"}, "procalloc sim: --trace: open " + missing + ": no such file or directory\n"},
+		{[]string{"sim", "--trace", llnl, "--graph", missing}, "procalloc sim: --graph: open " + missing + ": "},
+		{[]string{"compare", "--trace", missing, "--machine", "mesh:4x4", "--alloc", "mm"}, "procalloc compare: --trace: open " + missing + ": "},
+		{[]string{"bench", "--trace", missing, "--machine", "mesh:4x4", "--alloc", "mm"}, "procalloc bench: --trace: open " + missing + ": "},
+		{[]string{"evaluate", "--machine", "mesh:4x4", "--ranking", missing}, "procalloc evaluate: --ranking: open " + missing + ": "},
+		{[]string{"order", "--qap", missing}, "procalloc order: --qap: open " + missing + ": "},
+		{[]string{"plan", "--graph", missing, "--slurm-conf", "x", "-o", t.TempDir()}, "procalloc plan: --graph: open " + missing + ": "},
+		{[]string{"sweep", missing, "-o", filepath.Join(t.TempDir(), "r.jsonl")}, "procalloc sweep: open " + missing + ": "},
+	} {
+		code, _, stderr := runCLI(t, "", tc.args...)
+		if code != 1 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%q: exit %d, %q; want exit 1 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
