@@ -229,3 +229,16 @@ func TestMissingInputNamesItsFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestOneLeafSaidInTheSingular: curve --format slurm-topology on a machine whose
+// virtual tree has one leaf warned "1 leaves (procalloc-leaf1) list their nodes".
+func TestOneLeafSaidInTheSingular(t *testing.T) {
+	code, _, stderr := runCLI(t, "", "curve", "--machine", "mesh:4x4", "--curve", "hilbert", "--format", "slurm-topology", "--hostlist", "n[01-16]")
+	if code != 0 || !strings.Contains(stderr, "; 1 leaf (procalloc-leaf1) lists its nodes in another order") {
+		t.Errorf("exit %d, %q", code, stderr)
+	}
+	code, _, stderr = runCLI(t, "", "curve", "--graph", "../../topo/testdata/topology.conf", "--curve", "rcm", "--format", "slurm-topology")
+	if code != 0 || !strings.Contains(stderr, "; 4 leaves (leaf04, leaf03, leaf01, leaf02) list their nodes in another order") {
+		t.Errorf("four leaves: exit %d, %q", code, stderr)
+	}
+}
