@@ -242,3 +242,14 @@ func TestOneLeafSaidInTheSingular(t *testing.T) {
 		t.Errorf("four leaves: exit %d, %q", code, stderr)
 	}
 }
+
+// TestPlanHistoryOfAnotherMachineSaysWhy: plan with a history whose jobs are
+// larger than the site's compute hosts listed them and stopped, with no word of
+// what to do (sim names --drop-larger; plan replays the site's own history).
+func TestPlanHistoryOfAnotherMachineSaysWhy(t *testing.T) {
+	code, _, stderr := runCLI(t, "", "plan", "--graph", "../../topo/testdata/fattree.ibnetdiscover", "--node-name-map", "../../topo/testdata/fattree.node-name-map",
+		"--slurm-conf", "../../plan/testdata/slurm.conf", "--trace", "../../sim/testdata/LLNL-T3D-1996-2.converted.txt.gz", "-o", filepath.Join(t.TempDir(), "p"))
+	if code != 1 || !strings.Contains(stderr, "jobs need more nodes than the 16 compute hosts: job 1 (line 1, 128 nodes)") || !strings.Contains(stderr, "plan replays the site's own history") {
+		t.Errorf("exit %d, %q", code, stderr)
+	}
+}
