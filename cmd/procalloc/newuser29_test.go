@@ -253,3 +253,28 @@ func TestPlanHistoryOfAnotherMachineSaysWhy(t *testing.T) {
 		t.Errorf("exit %d, %q", code, stderr)
 	}
 }
+
+// TestKRequiredSaysSo: cluster, subset and voronoi without --k said "--k 0: must be
+// in 1..200000" (or "between 1 and the number of points"), a value the user never
+// gave; they say it is required, and an explicit --k 0 keeps the range message.
+func TestKRequiredSaysSo(t *testing.T) {
+	pts := filepath.Join(t.TempDir(), "pts.txt")
+	if err := os.WriteFile(pts, []byte("0 0\n1 1\n2 2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"cluster"}, "--k is required: the number of points (1..200000), e.g. --k 21"},
+		{[]string{"cluster", "--k", "0"}, "--k 0: must be in 1..200000"},
+		{[]string{"subset", "--algo", "mm", "--points", pts}, "--k is required: the number of points to choose"},
+		{[]string{"subset", "--algo", "mm", "--points", pts, "--k", "0"}, "--k 0: must be between 1 and the number of points (3)"},
+		{[]string{"voronoi", "--points", pts}, "--k is required: the size of the nearest sets"},
+	} {
+		code, _, stderr := runCLI(t, "", tc.args...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%q: exit %d, %q; want exit 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
