@@ -267,7 +267,7 @@ func newSlurmFromSpec(arg string, m topo.Machine, opt Options) (Allocator, error
 		}
 		cfg.Blocks, order = b, o
 	default:
-		return nil, fmt.Errorf("slurm needs a mode: slurm:consec[:ORDER], slurm:tree:TOPOLOGY.conf[:ORDER] or slurm:block:TOPOLOGY.conf[:ORDER], not %q", textin.Clip(arg))
+		return nil, fmt.Errorf("slurm needs a mode: slurm:consec[:ORDER], slurm:tree:TOPOLOGY.conf[:ORDER] or slurm:block:TOPOLOGY.conf[:ORDER], not %q%s", textin.Clip(arg), textin.DidYouMean(mode, []string{"consec", "tree", "block"}))
 	}
 	if order != "" {
 		o, err := resolveCurve(order, m, opt)

@@ -51,6 +51,8 @@ func TestTypoNamesTheNearOne(t *testing.T) {
 		{[]string{"subset", "--alloc", "mm", "--k", "2", "--points", "x"}, "flag provided but not defined: --alloc (did you mean --algo?)"},
 		{[]string{"compare", "--trace", llnl, "--machine", "mesh:16x16", "--alloc", "mm", "--load", "1"}, "flag provided but not defined: --load (did you mean --loads?)"},
 		{[]string{"bench", "--trace", llnl, "--machine", "mesh:16x16", "--alloc", "mm", "--loads", "1"}, "flag provided but not defined: --loads (did you mean --contract?)"},
+		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--alloc", "bf:hilbert:rign"}, `allocator "bf:hilbert:rign": unknown option "rign" after the curve (did you mean ring?): bf:CURVE[:ring]`},
+		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--alloc", "slurm:tre:x.conf"}, `not "tre:x.conf" (did you mean tree?)`},
 		{[]string{"compare", "--trace", llnl, "--machine", "mesh:16x16", "--alloc", "mm", "-j", "2"}, "flag provided but not defined: -j (did you mean --parallel?)"},
 		{[]string{"sweep", "x.yaml", "--parallel", "2"}, "flag provided but not defined: --parallel (did you mean -j?)"},
 		{[]string{"batch", "--machine", "mesh:16x16:io=left", "--alloc", "bt", "-j", "2"}, "flag provided but not defined: -j (did you mean --workers?)"},
