@@ -594,12 +594,7 @@ func dashedFlagError(fs *flag.FlagSet, err error) string {
 			// A typo of a flag's name: name the flag meant (--trce: --trace).
 			var names []string
 			fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
-			// A one-letter name is one edit from every other (-j: -o), so only
-			// a longer one is matched by spelling.
-			hint := ""
-			if bare := strings.TrimLeft(name, "-"); len(bare) > 1 {
-				hint = textin.DidYouMean(bare, names, dashed)
-			}
+			hint := textin.DidYouMean(strings.TrimLeft(name, "-"), names, dashed)
 			if hint == "" {
 				hint = flagElsewhere(fs, strings.TrimLeft(name, "-"))
 			}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -276,5 +277,45 @@ func TestKRequiredSaysSo(t *testing.T) {
 		if code != 2 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%q: exit %d, %q; want exit 2 and %q", tc.args, code, stderr, tc.want)
 		}
+	}
+}
+
+// TestTopologyNameNearOne: --topology with a typo listed the topology.yaml's names
+// without the one meant.
+func TestTopologyNameNearOne(t *testing.T) {
+	code, _, stderr := runCLI(t, "", "curve", "--graph", "../../topo/testdata/topology.yaml", "--topology", "fabrik", "--curve", "rcm", "--format", "order")
+	if code != 1 || !strings.Contains(stderr, `no topology "fabrik" (the file has fabric, racks, torus) (did you mean fabric?)`) {
+		t.Errorf("exit %d, %q", code, stderr)
+	}
+}
+
+// TestHelpSlurmFilesAreTheCommandsOwn: the help's compressed-input paragraph named
+// the same Slurm files for every command (--slurm-conf, --topology-conf, slurm:tree:FILE),
+// bench's and plan's included, which lack some of them: every flag it names is
+// now a flag of the command, and slurm:tree:FILE is named only where --alloc is.
+func TestHelpSlurmFilesAreTheCommandsOwn(t *testing.T) {
+	said := 0
+	for _, name := range commandNames() {
+		_, out, _ := runCLI(t, "", "help", name)
+		text := strings.Join(strings.Fields(out), " ")
+		i := strings.Index(text, "Slurm's files (")
+		if i < 0 {
+			continue
+		}
+		said++
+		list, _, _ := strings.Cut(text[i+len("Slurm's files ("):], ")")
+		fs := flag.NewFlagSet(name, flag.ContinueOnError)
+		commands[name].flags(fs)
+		for _, w := range strings.FieldsFunc(list, func(r rune) bool { return r == ',' || r == ' ' }) {
+			if strings.HasPrefix(w, "--") && fs.Lookup(strings.TrimPrefix(w, "--")) == nil {
+				t.Errorf("help %s names %s among its Slurm files; it has no such flag", name, w)
+			}
+		}
+		if strings.Contains(list, "slurm:tree:FILE") != (fs.Lookup("alloc") != nil) {
+			t.Errorf("help %s: slurm:tree:FILE said %v, --alloc %v", name, strings.Contains(list, "slurm:tree:FILE"), fs.Lookup("alloc") != nil)
+		}
+	}
+	if said < 5 {
+		t.Errorf("%d helps say which Slurm files are read uncompressed: the reading is broken", said)
 	}
 }
