@@ -222,10 +222,14 @@ func (c *Compactness) Measure(s *State) (squares int, compact bool) {
 			squares += c.squaresIn(s, c.top, x, y)
 		}
 	}
-	c.blocks = c.freeBlocksIn(1, c.blocks[:0])
+	var sizes uint64
+	blocks, twoOfSize := c.freeBlocksIn(1, c.blocks[:0], &sizes)
+	c.blocks = blocks
+	if twoOfSize {
+		return squares, false
+	}
 	a, _, _ := c.lemma1Fails(c.blocks)
-	compact = a == 0
-	return squares, compact
+	return squares, a == 0
 }
 
 // squaresIn counts the maximal free aligned squares inside the square of side 2^l at
@@ -248,14 +252,25 @@ func (c *Compactness) squaresIn(s *State, l, x, y int) int {
 }
 
 // freeBlocksIn appends the maximal wholly free division-tree nodes below tree node i,
-// depth first (freeBlocks finds the same set).
-func (c *Compactness) freeBlocksIn(i int, dst []int) []int {
-	switch int(c.inTree[i]) {
+// depth first (freeBlocks finds the same set), until a block of a size already met
+// (sizes: bit log2(area) of each size met): it then stops and reports it, Lemma
+// 1's condition broken. So the walk meets at most one block per size before it
+// stops, whatever the number of free blocks.
+func (c *Compactness) freeBlocksIn(i int, dst []int, sizes *uint64) ([]int, bool) {
+	switch area := c.t.area(i); int(c.inTree[i]) {
 	case 0:
-		return dst
-	case c.t.area(i):
-		return append(dst, i)
+		return dst, false
+	case area:
+		bit := uint64(1) << (bits.Len(uint(area)) - 1)
+		if *sizes&bit != 0 {
+			return dst, true
+		}
+		*sizes |= bit
+		return append(dst, i), false
 	}
-	dst = c.freeBlocksIn(2*i, dst)
-	return c.freeBlocksIn(2*i+1, dst)
+	dst, twoOfSize := c.freeBlocksIn(2*i, dst, sizes)
+	if twoOfSize {
+		return dst, true
+	}
+	return c.freeBlocksIn(2*i+1, dst, sizes)
 }

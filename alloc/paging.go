@@ -140,6 +140,26 @@ func (a *Paging) Allocate(k int) ([]int, error) {
 	return out, nil
 }
 
+// Paged is an allocator that gives jobs whole pages (Paging with pages of
+// several nodes): a job keeps every node of the pages its nodes lie on busy
+// until it ends, its unused nodes with them. A replay's D metric counts them
+// busy (sim), as bt's whole blocks are in its State.
+type Paged interface {
+	Allocator
+	// PageNodes returns the nodes of the page holding node v, nil when a
+	// page is one node. Read them, do not change them.
+	PageNodes(v int) []int
+}
+
+// PageNodes returns the nodes of the page holding node v (Paged), nil with
+// pages of one node.
+func (a *Paging) PageNodes(v int) []int {
+	if a.side == 1 {
+		return nil
+	}
+	return a.pages[a.pageOf[v]]
+}
+
 // takePage marks page r busy.
 func (a *Paging) takePage(r int) {
 	a.free[r/64] &^= 1 << (r % 64)

@@ -71,6 +71,9 @@ type Options struct {
 	// SlurmBlocks reads the topology file named in a slurm:block spec, as
 	// SlurmTree; nil: slurm:block is refused.
 	SlurmBlocks func(path, name string) (*slurm.Blocks, error)
+	// SlurmRings reads the topology.yaml named in a slurm:ring spec, as
+	// SlurmTree; nil: slurm:ring is refused.
+	SlurmRings func(path, name string) (*slurm.Rings, error)
 	// Context, when set, stops the building of a curve allocator's ordering
 	// (curves.GenerateContext: bf:rcm's on a 131,072-host fat tree takes a tenth
 	// of a second or more): Parse then returns its cause, after the spec. nil:
@@ -146,7 +149,7 @@ func MapSpecFiles(spec string, f func(name string) string) string {
 		switch {
 		case mode == "consec" && hasOrder:
 			return name + ":" + mode + ":" + curve(order)
-		case (mode == "tree" || mode == "block") && (file != "" || hasOrder || hasTopology):
+		case (mode == "tree" || mode == "block" || mode == "ring") && (file != "" || hasOrder || hasTopology):
 			if file != "" {
 				file = f(file)
 			}

@@ -80,8 +80,11 @@ type SlurmConfig struct {
 	// Tree is the topology/tree configuration; nil: no topology plugin (consec).
 	Tree *slurm.Tree
 	// Blocks is the topology/block configuration (Slurm 26.05's selection, see
-	// slurm_block.go); nil: none. At most one of Tree and Blocks.
+	// slurm_block.go); nil: none.
 	Blocks *slurm.Blocks
+	// Rings is the topology/ring configuration (Slurm 26.05's selection, see
+	// slurm_ring.go); nil: none. At most one of Tree, Blocks and Rings.
+	Rings *slurm.Rings
 	// OneNodeByWeight emulates Slurm 26.05 and later for one-node jobs: they skip
 	// the plugin's selection and take the free node of lowest Weight, the first in
 	// node-index order among equal ones (select/cons_tres job_test.c, _get_one_res:
@@ -132,6 +135,7 @@ type SlurmAllocator struct {
 	runKeys  []uint64     // consecScan: (weight, position) keys of the runs
 	sortBits []uint64     // sortPicked's bitset, left zeroed
 	blk      *slurmBlocks // topology/block (slurm_block.go)
+	ring     *slurmRings  // topology/ring (slurm_ring.go)
 	warnings []string     // what slurmctld logs at startup about the configuration (Warnings)
 	// incremental free state (slurm_free.go), cloned with the allocator
 	wo *weightOrder
@@ -201,7 +205,7 @@ type slurmTreeState struct {
 }
 
 func init() {
-	register("slurm", "Slurm's own selection (cons_tres): slurm:consec[:ORDER] (22.05, no topology: best fit over runs of consecutive node names), slurm:tree:TOPOLOGY.conf[:ORDER] (22.05, topology/tree), slurm:block:TOPOLOGY.conf[:ORDER] (26.05, topology/block), or TOPOLOGY.yaml[:NAME[:ORDER]] (a topology.yaml's topology NAME, default its cluster_default one); ORDER gives Weight=rank+1",
+	register("slurm", "Slurm's own selection (cons_tres): slurm:consec[:ORDER] (22.05, no topology: best fit over runs of consecutive node names), slurm:tree:TOPOLOGY.conf[:ORDER] (22.05, topology/tree), slurm:block:TOPOLOGY.conf[:ORDER] (26.05, topology/block), or TOPOLOGY.yaml[:NAME[:ORDER]] (a topology.yaml's topology NAME, default its cluster_default one), slurm:ring:TOPOLOGY.yaml[:NAME[:ORDER]] (26.05, topology/ring); ORDER gives Weight=rank+1",
 		func(arg string, m topo.Machine, opt Options) (Allocator, error) {
 			return newSlurmFromSpec(arg, m, opt)
 		})
@@ -209,14 +213,15 @@ func init() {
 
 // slurmArg splits slurm's argument as the spec's grammar says: consec[:ORDER],
 // tree:FILE[:ORDER] or block:FILE[:ORDER], and for a FILE named *.yaml or
-// *.yml (Slurm's is topology.yaml) tree:FILE[:TOPOLOGY[:ORDER]] and
-// block:FILE[:TOPOLOGY[:ORDER]], TOPOLOGY the name of one of its topologies
+// *.yml (Slurm's is topology.yaml) tree:FILE[:TOPOLOGY[:ORDER]],
+// block:FILE[:TOPOLOGY[:ORDER]] and ring:FILE[:TOPOLOGY[:ORDER]] (rings exist
+// only in a topology.yaml here), TOPOLOGY the name of one of its topologies
 // ("": its cluster_default one) (hasTopology, hasOrder: the ':' before it is
 // there, even with it empty). The constructor and MapSpecFiles both read
 // specs through it.
 func slurmArg(arg string) (mode, file, topology string, hasTopology bool, order string, hasOrder bool) {
 	mode, rest, hasRest := strings.Cut(arg, ":")
-	if mode == "tree" || mode == "block" {
+	if mode == "tree" || mode == "block" || mode == "ring" {
 		file, order, hasOrder = strings.Cut(rest, ":")
 		if low := strings.ToLower(file); hasOrder && (strings.HasSuffix(low, ".yaml") || strings.HasSuffix(low, ".yml")) {
 			topology, hasTopology = order, true
@@ -266,8 +271,20 @@ func newSlurmFromSpec(arg string, m topo.Machine, opt Options) (Allocator, error
 			return nil, err
 		}
 		cfg.Blocks, order = b, o
+	case "ring":
+		if file == "" {
+			return nil, fmt.Errorf("slurm:ring needs a topology.yaml: slurm:ring:FILE.yaml[:NAME[:ORDER]]")
+		}
+		if opt.SlurmRings == nil {
+			return nil, fmt.Errorf("slurm:ring:%s: no reader for topology.yaml files (Options.SlurmRings)", file)
+		}
+		r, err := opt.SlurmRings(file, topology)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Rings, order = r, o
 	default:
-		return nil, fmt.Errorf("slurm needs a mode: slurm:consec[:ORDER], slurm:tree:TOPOLOGY.conf[:ORDER] or slurm:block:TOPOLOGY.conf[:ORDER], not %q%s", textin.Clip(arg), textin.DidYouMean(mode, []string{"consec", "tree", "block"}))
+		return nil, fmt.Errorf("slurm needs a mode: slurm:consec[:ORDER], slurm:tree:TOPOLOGY.conf[:ORDER], slurm:block:TOPOLOGY.conf[:ORDER] or slurm:ring:TOPOLOGY.yaml[:NAME[:ORDER]], not %q%s", textin.Clip(arg), textin.DidYouMean(mode, []string{"consec", "tree", "block", "ring"}))
 	}
 	if order != "" {
 		o, err := resolveCurve(order, m, opt)
@@ -319,8 +336,8 @@ func newSlurm(ctx context.Context, m topo.Machine, cfg SlurmConfig) (*SlurmAlloc
 	if cfg.Weights != nil && len(cfg.Weights) != n {
 		return nil, fmt.Errorf("%d weights for %d nodes", len(cfg.Weights), n)
 	}
-	if cfg.Tree != nil && cfg.Blocks != nil {
-		return nil, fmt.Errorf("a topology/tree and a topology/block configuration: Slurm has one topology plugin")
+	if (cfg.Tree != nil) && (cfg.Blocks != nil || cfg.Rings != nil) || cfg.Blocks != nil && cfg.Rings != nil {
+		return nil, fmt.Errorf("two of a topology/tree, topology/block and topology/ring configuration: Slurm has one topology plugin")
 	}
 	a := &SlurmAllocator{name: "slurm", m: m, st: NewState(n), idx: make([]int32, n), at: make([]int32, n), w: make([]uint32, n), tree: cfg.Tree, sel: make([]bool, n), oneNodeByWeight: cfg.OneNodeByWeight, tree2411: cfg.Tree2411}
 	for i := range a.at {
@@ -353,6 +370,11 @@ func newSlurm(ctx context.Context, m topo.Machine, cfg SlurmConfig) (*SlurmAlloc
 			return nil, err
 		}
 		if err := a.initBlocks(cfg.Blocks, names); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.Rings != nil {
+		if err := a.initRings(cfg.Rings, names); err != nil {
 			return nil, err
 		}
 	}
@@ -403,9 +425,9 @@ func (a *SlurmAllocator) Release(nodes []int) error {
 }
 
 // MayFragment reports whether the emulation can leave a job pending although enough
-// nodes are free (Fragmenting): under topology/tree and topology/block it can,
-// without a topology it cannot.
-func (a *SlurmAllocator) MayFragment() bool { return a.tree != nil || a.blk != nil }
+// nodes are free (Fragmenting): under topology/tree, topology/block and
+// topology/ring it can, without a topology it cannot.
+func (a *SlurmAllocator) MayFragment() bool { return a.tree != nil || a.blk != nil || a.ring != nil }
 
 // Warnings returns what slurmctld logs at startup about the configuration and that
 // changes where jobs go: on topology/block, the machine's nodes that no block lists
@@ -448,6 +470,10 @@ func (a *SlurmAllocator) Allocate(k int) ([]int, error) {
 	var picked []int32
 	var err error
 	switch {
+	case a.ring != nil:
+		if picked, err = a.ringSelect(k); err != nil {
+			return nil, err
+		}
 	case k == 1 && a.oneNodeByWeight && a.blk == nil:
 		picked = []int32{a.wo.at[a.wo.kth(1)]} // _get_one_res (blockSelect has its own)
 	case a.blk != nil:

@@ -1256,12 +1256,47 @@ func (p *Plan) buildNames(ctx context.Context, d, cur *Deployment) error {
 	d.cfg = alloc.SlurmConfig{Names: newName, Weights: ws}
 	d.Settings = append(d.Settings, fmt.Sprintf("NodeName=%s%0*d..%s%0*d in ordering order, NodeHostname the host's; partitions' node lists renamed", pre, width, 1, pre, width, n))
 	if cur != nil && cur.TopologyName == "topology.yaml" {
-		for _, e := range p.topoYAML.Topologies {
-			if e.Topology != nil {
-				d.Supported, d.Why = false, fmt.Sprintf("renaming the nodes of a topology.yaml is not done: its topology %s (line %d) names the old nodes", e.Name, e.Line)
-				return nil
-			}
+		// The site's topology.yaml with every topology's nodes renamed in
+		// place (slurm.RenameTopologyYAMLNodes): a switch's or block's list as
+		// a set, a ring's, torus's or region's in its order (positions), so
+		// that each partition keeps its topology, on the new names.
+		if e := &p.topoYAML.Topologies[p.topoYAML.Default()]; e.Topology != nil && e.Tree != nil && p.switchAsNodeRank() && p.opt.Version.AtLeast(V2302) {
+			d.Supported, d.Why = false, "the site's SwitchAsNodeRank orders nodes by leaf, not by name: use the tree deployment"
+			return nil
 		}
+		renamed, err := slurm.RenameTopologyYAMLNodes(ctx, p.opt.TopologyConf, func(list string, ordered bool) (string, error) {
+			if !ordered {
+				out, _, err := renameList(list)
+				return out, err
+			}
+			names, err := hostlist.ExpandContext(ctx, list)
+			if err != nil {
+				return "", err
+			}
+			for i, h := range names {
+				if nn, ok := rename[h]; ok {
+					names[i] = nn
+				}
+			}
+			return hostlist.CompressContext(ctx, names)
+		})
+		if err != nil {
+			if ctx.Err() != nil {
+				return context.Cause(ctx)
+			}
+			return &InputError{p.opt.TopologyConfPath, err}
+		}
+		if _, err := slurm.ParseTopologyYAMLAll(ctx, bytes.NewReader(renamed)); err != nil {
+			if ctx.Err() != nil {
+				return context.Cause(ctx)
+			}
+			return fmt.Errorf("internal error: the renamed topology.yaml does not read back: %w", err)
+		}
+		if _, err := p.useYAMLRules(d, d.cfg, rename); err != nil {
+			return err
+		}
+		d.TopologyName, d.Topology = "topology.yaml", renamed
+		d.Settings = append(d.Settings, "topology.yaml: every topology's nodes renamed (a ring's, torus's and region's in their order)")
 	} else if cur != nil && cur.Topology != nil {
 		if cur.cfg.Blocks != nil || cur.cfg.Tree == nil {
 			d.Supported, d.Why = false, "renaming a topology/block configuration is not done: the block file names the old nodes"

@@ -347,47 +347,61 @@ func TestCurrentTopologyYAMLOnSlurm(t *testing.T) {
 			if !slices.ContainsFunc(p.Report.Notes, func(n string) bool { return strings.Contains(n, c.wantNote) }) {
 				t.Errorf("notes %q, want %q", p.Report.Notes, c.wantNote)
 			}
-			d, work := deployWith(t, p, c.kind, version, dir, script, prefixArgs, "topology.yaml", []byte(c.yaml))
-			a, err := d.Allocator()
-			if err != nil {
-				t.Fatal(err)
-			}
-			ruled, ok := a.(alloc.PartitionRuled)
-			if ok != (c.kind == plan.KindCurrent || c.kind == plan.KindWeights) {
-				t.Fatalf("%s: the emulation is %T, told partitions: %v", c.kind, a, ok)
-			}
-			names := d.NodeNames()
-			var all, tp, bp []int
-			for v, h := range names {
-				all = append(all, v)
-				if h <= "node08" {
-					tp = append(tp, v)
-				} else {
-					bp = append(bp, v)
-				}
-			}
-			parts := []slurmtest.Partition{{Name: "all", Nodes: all}, {Name: "tp", Nodes: tp}, {Name: "bp", Nodes: bp}}
-			kept := allocateIn(a, len(names))
-			allocIn := func(k int, part slurmtest.Partition) ([]int, error) {
-				if ruled != nil {
-					if err := ruled.UsePartition(part.Name); err != nil {
-						return nil, err
-					}
-				}
-				return kept(k, part)
-			}
 			n := steps
 			if i > 0 {
 				n = max(1, steps/2)
 			}
-			cl := &slurmtest.Cluster{Conf: filepath.Join(dir, "slurm.conf"), Dir: work, Submit: "salloc", Names: names, Prefix: prefix}
-			r := slurmtest.Compare(t, cl, a, slurmtest.Run{Seed: uint64(901 + i), Steps: n, Pending: alloc.ErrFragmented, Probes: 10, Partitions: parts, AllocateIn: allocIn})
+			ruled := c.kind == plan.KindCurrent || c.kind == plan.KindWeights
+			r := compareInParts(t, p, c.kind, version, prefix, dir, script, prefixArgs, []byte(c.yaml), &ruled, uint64(901+i), n)
 			total += r.Compared
 			differ += r.Differ
 			t.Logf("%s (%s) on Slurm %s: %d placements predicted, %d differ; %d jobs both wait", c.kind, c.name, v, r.Compared, r.Differ, r.Waits)
 		})
 	}
 	fmt.Printf("plan topology.yaml: %d placements predicted, %d differ\n", total, differ)
+}
+
+// compareInParts installs p's deployment kind on the 16-node cluster in dir
+// (deployWith; the site's topology.yaml yaml kept when the deployment writes no
+// topology file) and plays a seeded sequence of steps jobs on it, each
+// submitted to one of the partitions all (every node), tp (the site's
+// node01-node08) and bp (node09-node16) and predicted by the deployment's
+// emulation kept to the partition's nodes and told the partition
+// (alloc.PartitionRuled) when it takes one; ruled, when not nil, says whether
+// it must.
+func compareInParts(t *testing.T, p *plan.Plan, kind plan.Kind, version, prefix, dir, script string, prefixArgs []string, yaml []byte, ruled *bool, seed uint64, steps int) slurmtest.Result {
+	t.Helper()
+	d, work := deployWith(t, p, kind, version, dir, script, prefixArgs, "topology.yaml", yaml)
+	a, err := d.Allocator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, ok := a.(alloc.PartitionRuled)
+	if ruled != nil && ok != *ruled {
+		t.Fatalf("%s: the emulation is %T, told partitions: %v", kind, a, ok)
+	}
+	names := d.NodeNames()
+	var all, tp, bp []int
+	for v := range names {
+		all = append(all, v)
+		if p.Names[v] <= "node08" { // the site's names (names renames them)
+			tp = append(tp, v)
+		} else {
+			bp = append(bp, v)
+		}
+	}
+	parts := []slurmtest.Partition{{Name: "all", Nodes: all}, {Name: "tp", Nodes: tp}, {Name: "bp", Nodes: bp}}
+	kept := allocateIn(a, len(names))
+	allocIn := func(k int, part slurmtest.Partition) ([]int, error) {
+		if pr != nil {
+			if err := pr.UsePartition(part.Name); err != nil {
+				return nil, err
+			}
+		}
+		return kept(k, part)
+	}
+	cl := &slurmtest.Cluster{Conf: filepath.Join(dir, "slurm.conf"), Dir: work, Submit: "salloc", Names: names, Prefix: prefix}
+	return slurmtest.Compare(t, cl, a, slurmtest.Run{Seed: seed, Steps: steps, Pending: alloc.ErrFragmented, Probes: 10, Partitions: parts, AllocateIn: allocIn})
 }
 
 // startCluster16 starts a 16-node cluster in dir on free ports (stopped when

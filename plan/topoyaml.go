@@ -36,8 +36,8 @@ import (
 //     configuration", block_record.c and torus3d_record.c alike) and left out.
 //
 // The current deployment then emulates each partition with its topology's
-// selection: tree slurm:tree, block slurm:block, flat slurm:consec, torus3d
-// plan's torus3d; partitions of different topologies with one emulator each,
+// selection: tree slurm:tree, block slurm:block, ring slurm:ring, flat
+// slurm:consec, torus3d plan's torus3d; partitions of different topologies with one emulator each,
 // every change of the machine told to all, each decision made by the job's
 // partition's (partSwitch).
 
@@ -67,9 +67,9 @@ func (p *Plan) readTopologyYAML(ctx context.Context) error {
 		return &InputError{opt.TopologyConfPath, fmt.Errorf("line %d: a topology.yaml, which Slurm reads from 25.05 on (src/interfaces/topology.c, topology_g_init); Slurm %s (%s) reads TopologyPlugin and topology.conf: give the topology.conf it runs, or the Slurm version the site runs (--slurm-version 25.05 or later)", y.Topologies[0].Line, opt.Version, opt.VersionSource)}
 	}
 	for _, e := range y.Topologies {
-		if e.Topology != nil && e.Torus != nil && !opt.Version.AtLeast(V2605) {
+		if e.Topology != nil && (e.Torus != nil || e.Rings != nil) && !opt.Version.AtLeast(V2605) {
 			// slurmctld loads every topology of the file, used or not.
-			return &InputError{opt.TopologyConfPath, fmt.Errorf("line %d: topology %s is torus3d, which Slurm has from 26.05 on; the site's is %s (%s)", e.Line, e.Name, opt.Version, opt.VersionSource)}
+			return &InputError{opt.TopologyConfPath, fmt.Errorf("line %d: topology %s is %s, which Slurm has from 26.05 on; the site's is %s (%s)", e.Line, e.Name, e.Kind(), opt.Version, opt.VersionSource)}
 		}
 	}
 	r := &p.Report
@@ -108,7 +108,7 @@ func (p *Plan) readTopologyYAML(ctx context.Context) error {
 }
 
 // topologyNodes lists t's nodes by the line that names them: a tree's leaves,
-// a block's nodes, a torus's.
+// a block's nodes, a torus's, a ring's.
 func topologyNodes(t *slurm.Topology) func(yield func(int, []string) bool) {
 	return func(yield func(int, []string) bool) {
 		switch {
@@ -125,7 +125,14 @@ func topologyNodes(t *slurm.Topology) func(yield func(int, []string) bool) {
 				}
 			}
 		case t.Torus != nil:
-			yield(t.Torus.Line, t.Torus.Nodes)
+			// Positions its regions leave empty ("") are no names.
+			yield(t.Torus.Line, slices.DeleteFunc(slices.Clone(t.Torus.Nodes), func(n string) bool { return n == "" }))
+		case t.Rings != nil:
+			for _, r := range t.Rings.Rings {
+				if !yield(r.Line, r.Nodes) {
+					return
+				}
+			}
 		}
 	}
 }
@@ -199,6 +206,35 @@ func (p *Plan) buildCurrentYAML(ctx context.Context, d *Deployment) error {
 	if tp := p.conf.Global("TopologyPlugin"); tp != "" {
 		d.Notes = append(d.Notes, fmt.Sprintf("slurm.conf's TopologyPlugin=%s is not used: Slurm reads topology.yaml when it exists (src/interfaces/topology.c, topology_g_init)", tp))
 	}
+	base := d.cfg // names, weights
+	var rename map[string]string
+	if e := &y.Topologies[y.Default()]; e.Topology != nil && e.Tree != nil && p.switchAsNodeRank() {
+		t, err := restrictTree(e.Tree, p.Names)
+		if err != nil {
+			return &InputError{p.opt.TopologyConfPath, err}
+		}
+		var synth []string
+		if synth, rename, err = p.nodeRanking(ctx, t, p.confOrder()); err != nil {
+			return err
+		}
+		base.Names = synth
+	}
+	why, err := p.useYAMLRules(d, base, rename)
+	if err != nil {
+		return err
+	}
+	note := fmt.Sprintf("the current configuration is modelled from %s (topology.yaml): %s", p.opt.TopologyConfPath, strings.Join(why, "; "))
+	d.Notes = append(d.Notes, note)
+	d.planNotes = append(d.planNotes, note)
+	return nil
+}
+
+// useYAMLRules makes d emulate the site's topology.yaml (each partition by its
+// topology's rule, yamlRule), on the names and weights of base, rename (nil:
+// none) the node names the rules take in place of the file's; why says which
+// topology decides which partitions.
+func (p *Plan) useYAMLRules(d *Deployment, base alloc.SlurmConfig, rename map[string]string) (why []string, err error) {
+	y := p.topoYAML
 	def := y.Default()
 	// The topologies in use: the default first, then the partitions' in
 	// slurm.conf order.
@@ -216,26 +252,12 @@ func (p *Plan) buildCurrentYAML(ctx context.Context, d *Deployment) error {
 		}
 		of[pt.Name] = k
 	}
-	base := d.cfg // names, weights
-	var rename map[string]string
-	if e := &y.Topologies[def]; e.Topology != nil && e.Tree != nil && p.switchAsNodeRank() {
-		t, err := restrictTree(e.Tree, p.Names)
-		if err != nil {
-			return &InputError{p.opt.TopologyConfPath, err}
-		}
-		var synth []string
-		if synth, rename, err = p.nodeRanking(ctx, t, p.confOrder()); err != nil {
-			return err
-		}
-		base.Names = synth
-	}
 	rules := make([]partRule, len(used))
-	var why []string
 	for k, ti := range used {
 		e := &y.Topologies[ti]
 		rule, note, err := p.yamlRule(e, base, rename)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		rules[k] = rule
 		if note != "" {
@@ -267,15 +289,12 @@ func (p *Plan) buildCurrentYAML(ctx context.Context, d *Deployment) error {
 			delete(of, name)
 		}
 	}
-	note := fmt.Sprintf("the current configuration is modelled from %s (topology.yaml): %s", p.opt.TopologyConfPath, strings.Join(why, "; "))
-	d.Notes = append(d.Notes, note)
-	d.planNotes = append(d.planNotes, note)
 	if len(rules) == 1 {
 		d.cfg, d.torus = rules[0].cfg, rules[0].torus
-		return nil
+		return why, nil
 	}
 	d.parts = &partRules{rules: rules, of: of}
-	return nil
+	return why, nil
 }
 
 // yamlRule is the emulation of topology e of the site's topology.yaml, on the
@@ -316,6 +335,33 @@ func (p *Plan) yamlRule(e *slurm.YAMLTopology, base alloc.SlurmConfig, rename ma
 			b = &c
 		}
 		rule.cfg.Blocks = b
+	case "ring":
+		// ring_record_validate: a name slurm.conf lacks is left out (with
+		// "Invalid hostnames in ring configuration"), and a ring of more than
+		// MaxRingSize of slurm.conf's nodes stops slurmctld.
+		have := make(map[string]bool, len(p.Names))
+		for _, n := range p.Names {
+			have[n] = true
+		}
+		rs := &slurm.Rings{Rings: slices.Clone(e.Rings.Rings)}
+		for i := range rs.Rings {
+			r := &rs.Rings[i]
+			var ns []string
+			known := 0
+			for _, n := range r.Nodes {
+				if _, ok := p.confNodes[n]; ok {
+					known++
+				}
+				if have[n] {
+					ns = append(ns, rn(n))
+				}
+			}
+			if known > slurm.MaxRingSize {
+				return rule, "", &InputError{p.opt.TopologyConfPath, fmt.Errorf("line %d: topology %s: ring %s has %d of slurm.conf's nodes; Slurm's rings hold at most %d (ring_record.c, ring_record_validate: \"Ring (%s) is bigger than %d\", fatal)", r.Line, e.Name, r.Name, known, slurm.MaxRingSize, r.Name, slurm.MaxRingSize)}
+			}
+			r.Nodes = ns
+		}
+		rule.cfg.Rings = rs
 	case "torus3d":
 		tc, why := p.torusOf(e.Torus)
 		if why != "" {
@@ -338,6 +384,8 @@ func (p *Plan) torusOf(t *slurm.Torus) (*torusConfig, string) {
 		return nil, "it lists no placements"
 	case t.OwnAnchors:
 		return nil, "a placement gives anchor_seed or anchor_spacing of its own"
+	case t.Empty > 0:
+		return nil, fmt.Sprintf("its regions leave %d of its %d positions without a node (Slurm skips every placement box that holds one; the emulation does not model them)", t.Empty, len(t.Nodes))
 	case len(t.Nodes) != len(p.Names):
 		return nil, fmt.Sprintf("its %d nodes are not the %d compute hosts", len(t.Nodes), len(p.Names))
 	}

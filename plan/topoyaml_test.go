@@ -173,13 +173,10 @@ func TestCurrentFromTopologyYAML(t *testing.T) {
 	}
 }
 
-// TestCurrentTorus3DFromTopologyYAML: a torus site's topology.yaml (the one the
-// torus3d deployment writes) modelled as the current configuration predicts
-// what the torus3d deployment predicts, placement for placement; and with the
-// network's hosts named in another order than the torus lists them (the
-// emulation then maps torus positions to nodes), the predicted node names are
-// the same again, since Slurm places by the torus's positions.
-func TestCurrentTorus3DFromTopologyYAML(t *testing.T) {
+// torusSite4x2x2 is a torus:4x2x2 site of node01..node16 (one partition, all)
+// with a history of 60 jobs (seeded by seed): run plans it with a topology.yaml
+// (nil: none) and the network's hosts named names.
+func torusSite4x2x2(t *testing.T, seed uint64) (hosts []string, run func(names []string, yaml []byte) *Plan) {
 	g, err := topo.ParseSpec("torus:4x2x2")
 	if err != nil {
 		t.Fatal(err)
@@ -188,11 +185,9 @@ func TestCurrentTorus3DFromTopologyYAML(t *testing.T) {
 	for v := 1; v <= 16; v++ {
 		parts["all"] = append(parts["all"], v)
 	}
-	hosts := hostsOf(parts["all"])
-	rng := rand.New(rand.NewPCG(3, 9))
-	jobs := partHistory(rng, 60, parts, []string{"all"})
+	jobs := partHistory(rand.New(rand.NewPCG(seed, 9)), 60, parts, []string{"all"})
 	conf := "NodeName=DEFAULT CPUs=1\nNodeName=node[01-16]\nPartitionName=all Nodes=ALL OverSubscribe=EXCLUSIVE Default=YES\n"
-	run := func(names []string, yaml []byte) *Plan {
+	return hostsOf(parts["all"]), func(names []string, yaml []byte) *Plan {
 		opt := Options{Machine: g, Hosts: names, MachineSource: "torus:4x2x2", SlurmConf: []byte(conf), SlurmConfPath: "slurm.conf",
 			TimeLimit: 10 * time.Second, Seed: 1, Version: Version{26, 5, 0}, VersionSource: "test"}
 		opt.Trace, opt.TracePath = sacctOf(t, jobs), "sacct.txt"
@@ -205,6 +200,17 @@ func TestCurrentTorus3DFromTopologyYAML(t *testing.T) {
 		}
 		return p
 	}
+}
+
+// TestCurrentTorus3DFromTopologyYAML: a torus site's topology.yaml (the one the
+// torus3d deployment writes) modelled as the current configuration predicts
+// what the torus3d deployment predicts, placement for placement; and with the
+// network's hosts named in another order than the torus lists them (the
+// emulation then maps torus positions to nodes), the predicted node names are
+// the same again, since Slurm places by the torus's positions.
+func TestCurrentTorus3DFromTopologyYAML(t *testing.T) {
+	hosts, run := torusSite4x2x2(t, 3)
+	rng := rand.New(rand.NewPCG(3, 10)) // the lockstep's steps
 	first := run(hosts, nil)
 	tor := first.Deployment(KindTorus3D)
 	if !tor.Supported || tor.TopologyName != "topology.yaml" {
@@ -371,8 +377,42 @@ func TestCurrentPartitionTopologies(t *testing.T) {
 		if apply := yamlSite.applyText(d); !strings.Contains(apply, "rm ") || !strings.Contains(apply, "topology.yaml.before-procalloc") {
 			t.Errorf("tree's apply.txt keeps the site's topology.yaml:\n%s", apply)
 		}
-		if n := yamlSite.Deployment(KindNames); n.Supported || !strings.Contains(n.Why, "topology.yaml") {
-			t.Errorf("names on a topology.yaml site: %v %q", n.Supported, n.Why)
+		// names renames the topology.yaml's nodes too: each partition keeps its
+		// topology, and a tp job is predicted where the tree site's names
+		// deployment (its topology.conf renamed) predicts it.
+		n := yamlSite.Deployment(KindNames)
+		if !n.Supported || n.TopologyName != "topology.yaml" || bytes.Contains(n.Topology, []byte("node0")) || bytes.Contains(n.Topology, []byte("node1")) || n.parts == nil || !bytes.Contains(n.SlurmConf, []byte("Topology=racks")) {
+			t.Fatalf("names on a topology.yaml site: %v %q\n%s", n.Supported, n.Why, n.Topology)
+		}
+		if apply := yamlSite.applyText(n); !strings.Contains(apply, "topology.yaml.before-procalloc") || !strings.Contains(apply, "install -m 644 topology.yaml") {
+			t.Errorf("names' apply.txt does not replace the site's topology.yaml:\n%s", apply)
+		}
+		if tn := treeSite.Deployment(KindNames); tn.Supported {
+			rows := func(p *Plan) map[string]string {
+				out := map[string]string{}
+				for _, l := range strings.Split(string(file(p, "predictions/names.csv")), "\n")[1:] {
+					id, _, _ := strings.Cut(l, ",")
+					out[id] = l
+				}
+				return out
+			}
+			yr, tr := rows(yamlSite), rows(treeSite)
+			tp := 0
+			for i, j := range jobs {
+				id := fmt.Sprint(1000 + i)
+				if j.part != "tp" {
+					continue
+				}
+				if yr[id] != tr[id] || yr[id] == "" {
+					t.Fatalf("seed %d, names: job %s of tp predicted %q, the tree site's %q", seed, id, yr[id], tr[id])
+				}
+				tp++
+			}
+			if tp == 0 {
+				t.Fatal("no tp job compared under names")
+			}
+		} else {
+			t.Errorf("the tree site's names deployment: %s", tn.Why)
 		}
 	}
 }
@@ -408,6 +448,10 @@ func TestTopologyYAMLErrors(t *testing.T) {
 			wantErr: []string{"topology.yaml", "line 2", "25.05", "24.11"}},
 		{name: "torus3d before 26.05", ver: Version{25, 11, 0}, conf: all + "\n", topology: "- topology: t\n  torus3d:\n    toruses:\n      - name: t\n        dims: {x: 4, y: 2, z: 2}\n        nodes: \"node[01-16]\"\n        placements:\n          - dims: {x: 1, y: 1, z: 1}\n",
 			wantErr: []string{"topology.yaml", "line 1", "26.05", "25.11"}},
+		{name: "ring before 26.05", ver: Version{25, 11, 0}, conf: all + "\n", topology: "- topology: r\n  ring:\n    rings:\n      - ring: a\n        nodes: node[01-08]\n",
+			wantErr: []string{"topology.yaml", "line 1", "topology r is ring", "26.05", "25.11"}},
+		{name: "a ring of 17 of slurm.conf's nodes", ver: Version{26, 5, 0}, conf: all + "\nNodeName=node17\n", topology: "- topology: r\n  ring:\n    rings:\n      - ring: a\n        nodes: node[01-17]\n",
+			wantErr: []string{"topology.yaml", "line 4", "ring a has 17 of slurm.conf's nodes", "at most 16", "Ring (a) is bigger than 16"}},
 		{name: "no node of slurm.conf", ver: Version{26, 5, 0}, conf: all + "\n", topology: strings.ReplaceAll(treeY, "node[", "n["),
 			wantErr: []string{"topology.yaml", "line 1", "topology fabric", "none of its 16 nodes", "line 5 names n01"}},
 		{name: "a bad topology.yaml", ver: Version{26, 5, 0}, conf: all + "\n", topology: treeY + "- topology: b\n  block:\n    blocks:\n      - block: b1\n        nodes: node[01-04]\n      - block: b1\n        nodes: node[05-08]\n",
@@ -452,18 +496,19 @@ func TestPartSwitchMatchesItsRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	yaml := flatYAML + yamlTopology(t, parseConfTopology(t, tree), "fabric", false) + yamlTopology(t, parseConfTopology(t, sampleBlocks()), "racks", false)
+	rings := "- topology: rings\n  ring:\n    rings:\n      - {ring: a, nodes: \"node[05,01,03,07,02]\"}\n      - {ring: b, nodes: \"node[09-16]\"}\n"
+	yaml := flatYAML + yamlTopology(t, parseConfTopology(t, tree), "fabric", false) + yamlTopology(t, parseConfTopology(t, sampleBlocks()), "racks", false) + rings
 	opt := sampleOptions(t, false)
 	opt.Version, opt.VersionSource = Version{26, 5, 0}, "test"
 	opt.SyntheticJobs = 20
-	opt.SlurmConf = []byte("NodeName=DEFAULT CPUs=1\nNodeName=node[01-16]\nPartitionName=DEFAULT OverSubscribe=EXCLUSIVE\nPartitionName=all Nodes=ALL Default=YES\nPartitionName=t Nodes=ALL Topology=fabric\nPartitionName=b Nodes=ALL Topology=racks\n")
+	opt.SlurmConf = []byte("NodeName=DEFAULT CPUs=1\nNodeName=node[01-16]\nPartitionName=DEFAULT OverSubscribe=EXCLUSIVE\nPartitionName=all Nodes=ALL Default=YES\nPartitionName=t Nodes=ALL Topology=fabric\nPartitionName=b Nodes=ALL Topology=racks\nPartitionName=r Nodes=ALL Topology=rings\n")
 	opt.TopologyConf, opt.TopologyConfPath = []byte(yaml), "topology.yaml"
 	p, err := Make(context.Background(), opt)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cur := p.Deployment(KindCurrent)
-	if cur.parts == nil || len(cur.parts.rules) != 3 {
+	if cur.parts == nil || len(cur.parts.rules) != 4 {
 		t.Fatalf("rules %+v", cur.parts)
 	}
 	a, err := cur.Allocator()
@@ -483,7 +528,7 @@ func TestPartSwitchMatchesItsRules(t *testing.T) {
 			running = slices.Delete(running, i, i+1)
 			continue
 		}
-		part := []string{"all", "t", "b", "other"}[rng.IntN(4)]
+		part := []string{"all", "t", "b", "r", "other"}[rng.IntN(5)]
 		k := 1 + rng.IntN(8)
 		if k > ps.NumFree() {
 			continue
@@ -523,9 +568,45 @@ func TestPartSwitchMatchesItsRules(t *testing.T) {
 			}
 		}
 	}
-	for _, part := range []string{"all", "t", "b", "other"} {
+	for _, part := range []string{"all", "t", "b", "r", "other"} {
 		if decided[part] == 0 {
 			t.Errorf("no decision in partition %s", part)
 		}
+	}
+}
+
+// TestCurrentTorus3DFromRegions: a site whose topology.yaml gives its torus by
+// regions (Slurm 26.05; the positions checked on Slurm 26.05.3 in
+// slurm/newslurm_test.go, TestTorus3DRegionsOnSlurmNew) is modelled as the site
+// whose torus lists the same nodes at the same positions: the same current row
+// and predictions. Regions that leave positions empty are modelled flat, a note
+// saying why.
+func TestCurrentTorus3DFromRegions(t *testing.T) {
+	hosts, runOn := torusSite4x2x2(t, 4)
+	var pl strings.Builder
+	for _, b := range slurm.DefaultPlacements([3]int{4, 2, 2}) {
+		fmt.Fprintf(&pl, "      - dims: {x: %d, y: %d, z: %d}\n", b.X, b.Y, b.Z)
+	}
+	head := "- topology: t\n  torus3d:\n    name: t1\n    dims: {x: 4, y: 2, z: 2}\n"
+	regions := head + "    regions:\n      - {anchor: {z: 1}, dims: {x: 4, y: 2, z: 1}, nodes: \"node[16,03,11,07,01,14,05,09]\"}\n      - {dims: {x: 2, y: 2, z: 1}, nodes: \"node[12,02,15,06]\"}\n      - {anchor: {x: 2}, dims: {x: 2, y: 2, z: 1}, nodes: \"node[04,13,08,10]\"}\n    placements:\n" + pl.String()
+	// The same positions as a node list, x fastest: z = 0's row y = 0, y = 1, then z = 1's.
+	nodes := head + "    nodes: \"node[12,02,04,13,15,06,08,10,16,03,11,07,01,14,05,09]\"\n    placements:\n" + pl.String()
+	holes := head + "    regions:\n      - {anchor: {z: 1}, dims: {x: 4, y: 2, z: 1}, nodes: \"node[16,03,11,07,01,14,05,09]\"}\n    placements:\n" + pl.String()
+	run := func(yaml string) *Plan { return runOn(hosts, []byte(yaml)) }
+	pr, pn := run(regions), run(nodes)
+	rr, rp := currentOf(t, pr)
+	nr, np := currentOf(t, pn)
+	if pr.Deployment(KindCurrent).torus == nil || pr.Deployment(KindCurrent).torus.nodeAt == nil {
+		t.Fatal("regions: not the torus3d emulation with a position map")
+	}
+	if len(rp) == 0 || !bytes.Equal(rp, np) || !reflect.DeepEqual(rr.Metrics, nr.Metrics) {
+		t.Errorf("regions predict\n%s\nthe node list\n%s", rp, np)
+	}
+	ph := run(holes)
+	hr, _ := currentOf(t, ph)
+	if ph.Deployment(KindCurrent).torus != nil || !slices.ContainsFunc(hr.Notes, func(n string) bool {
+		return strings.Contains(n, "its regions leave 8 of its 16 positions without a node") && strings.Contains(n, "modelled as flat")
+	}) {
+		t.Errorf("regions with empty positions: notes %q", hr.Notes)
 	}
 }

@@ -51,8 +51,8 @@ if [ "$extra" -ne 0 ]; then
 fi
 # With a Slurm built from source (scripts/slurm-build.sh; PROCALLOC_SLURM_NEW, default
 # /opt/slurm-new): slurm:block against its topology/block, jobs waiting for a block in
-# a replay against its pending jobs, and the torus3d, block and SwitchAsNodeRank files
-# loaded into it. Its placements count in the last line.
+# a replay against its pending jobs, and the torus3d (also given by regions), block and
+# SwitchAsNodeRank files loaded into it. Its placements count in the last line.
 new_prefix=${PROCALLOC_SLURM_NEW:-/opt/slurm-new}
 new_env=()
 block= blockwait=
@@ -89,6 +89,10 @@ if [ -d plan ]; then
 	# a site's topology.yaml as the current configuration, and the deployments
 	# from it, on the Slurm built from source (TestCurrentTopologyYAMLOnSlurm)
 	grep '^plan topology.yaml: ' "$dir/plan.log" || true
+	# a topology.yaml's ring topology (topology/ring) as the current
+	# configuration and under the weights deployment, on the Slurm built from
+	# source (TestCurrentRingTopologyOnSlurm)
+	grep '^plan ring: ' "$dir/plan.log" || true
 	# one line per deployment: "weights on Slurm 22.05: 150 placements predicted, ..."
 	sed -nE 's/^ +realslurm_test\.go:[0-9]+: ([a-z0-9]+ on Slurm [0-9.]+: .*)/plan \1/p' "$dir/plan.log"
 	if [ "$planst" -ne 0 ] || [ -z "$planline" ]; then

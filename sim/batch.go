@@ -443,8 +443,11 @@ func (b *Batch) runOne(ctx context.Context, router *netsim.IORouter, w *batchEng
 	if err != nil {
 		return nil, err
 	}
-	stater, _ := a.(interface{ State() *alloc.State })
 	cm, _ := alloc.NewCompactness(b.Machine) // nil on meshes that are not 2^m x 2^n
+	var running *runningFree                 // the tasks' nodes, for an allocator that reports no state
+	if cm != nil {
+		running = newRunningFree(a, b.Machine.N())
+	}
 	n := b.Machine.N()
 	K := router.IONodes()
 	rng := rand.New(rand.NewPCG(b.Seed, uint64(run)))
@@ -582,8 +585,11 @@ func (b *Batch) runOne(ctx context.Context, router *netsim.IORouter, w *batchEng
 			}
 			tk.nodes, tk.started = nodes, true
 			out.Allocations++
-			if stater != nil && cm != nil {
-				d, ok := cm.Measure(stater.State())
+			if err := running.took(nodes); err != nil {
+				return err
+			}
+			if st := running.state(a); st != nil && cm != nil {
+				d, ok := cm.Measure(st)
 				out.Measured++
 				out.SquaresSum += d
 				if ok {
@@ -635,6 +641,9 @@ func (b *Batch) runOne(ctx context.Context, router *netsim.IORouter, w *batchEng
 			if tk.endKnown && !tk.finished && tk.ioEnd <= now {
 				if err := a.Release(tk.nodes); err != nil {
 					return nil, fmt.Errorf("task %d finishing at cycle %d: %w", t, now, err)
+				}
+				if err := running.released(tk.nodes); err != nil {
+					return nil, err
 				}
 				tk.finished = true
 				finished++

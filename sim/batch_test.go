@@ -247,3 +247,29 @@ func TestBatchIOMessagesNotQueuedAhead(t *testing.T) {
 		t.Errorf("%d of %d I/O messages waited at their source behind another", waited, delivered)
 	}
 }
+
+// TestBatchDWithoutState: batch measures D with an allocator that reports no
+// state (the tasks' nodes, runningFree) as with one: paging with pages of one
+// node chooses as the sorted free list along the same curve (a CurveAllocator,
+// measured on its State), so their runs, D and spatial compactness are the
+// same; mc1x1 has a D on the 2^m x 2^n mesh too.
+func TestBatchDWithoutState(t *testing.T) {
+	var got []*BatchResult
+	for _, spec := range []string{"freelist:hilbert", "paging:hilbert:0", "mc1x1"} {
+		b := liuBatch(t, "mesh:8x8:io=left", spec, 1, 4)
+		r, err := b.Run(context.Background())
+		if err != nil {
+			t.Fatalf("%s: %v", spec, err)
+		}
+		if r.MeanSquares == nil || r.SpatiallyCompact == nil || !(*r.MeanSquares >= 1) {
+			t.Fatalf("%s: no D (%v, %v)", spec, r.MeanSquares, r.SpatiallyCompact)
+		}
+		got = append(got, r)
+	}
+	a, p := got[0], got[1]
+	if !slices.Equal(a.Completions, p.Completions) || *a.MeanSquares != *p.MeanSquares || *a.SpatiallyCompact != *p.SpatiallyCompact {
+		t.Fatalf("freelist:hilbert: %v, D %v, %v; paging:hilbert:0: %v, D %v, %v", a.Completions, *a.MeanSquares, *a.SpatiallyCompact,
+			p.Completions, *p.MeanSquares, *p.SpatiallyCompact)
+	}
+	t.Logf("D %.3f, %.3f spatially compact; mc1x1 D %.3f", *a.MeanSquares, *a.SpatiallyCompact, *got[2].MeanSquares)
+}

@@ -271,7 +271,9 @@ func runComm(ctx context.Context, res []JobResult, cfg Config, sch scheduler, pl
 		now := eng.Now()
 		for _, i := range finished {
 			r := &res[i]
-			m.release(r.Nodes)
+			if err := m.release(r.Nodes); err != nil {
+				return nil, err
+			}
 			if err := cfg.Clock.Release(cfg.Alloc, r.Nodes); err != nil {
 				return nil, fmt.Errorf("job %d finishing at cycle %d: %w", r.ID, now, err)
 			}

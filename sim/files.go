@@ -15,8 +15,8 @@ import (
 
 // Files reads the files that allocator specs name where a curve or a topology
 // stands: a ranking file (bf:FILE, curve:FILE, a span curve), the topology.conf or
-// topology.yaml of slurm:tree:FILE and slurm:block:FILE (slurm.ReadTopologyFile, the
-// parser --graph uses). It is what a replay gives alloc.Parse (Options); what Slurm
+// topology.yaml of slurm:tree:FILE, slurm:block:FILE and slurm:ring:FILE
+// (slurm.ReadTopologyFile, the parser --graph uses). It is what a replay gives alloc.Parse (Options); what Slurm
 // accepts in a topology file but logs is kept in Warnings, once per file, for the
 // caller to show. Safe for concurrent use; the zero value reads with node names
 // from the machine.
@@ -43,6 +43,7 @@ func (f *Files) Options(o alloc.Options) alloc.Options {
 	o.Ranking = func(path string, m topo.Machine) (curves.Order, error) { return f.Ranking(ctx, path, m) }
 	o.SlurmTree = func(path, name string) (*slurm.Tree, error) { return f.SlurmTree(ctx, path, name) }
 	o.SlurmBlocks = func(path, name string) (*slurm.Blocks, error) { return f.SlurmBlocks(ctx, path, name) }
+	o.SlurmRings = func(path, name string) (*slurm.Rings, error) { return f.SlurmRings(ctx, path, name) }
 	return o
 }
 
@@ -61,29 +62,35 @@ func (f *Files) Ranking(ctx context.Context, path string, m topo.Machine) (curve
 // (alloc.Options.SlurmTree) under ctx: a topology.conf, or the topology name
 // of a topology.yaml ("": its cluster_default one).
 func (f *Files) SlurmTree(ctx context.Context, path, name string) (*slurm.Tree, error) {
-	t, err := f.topology(ctx, path, name)
-	if err != nil {
-		return nil, err
-	}
-	tr, err := t.TreeOf()
-	if err != nil {
-		return nil, fmt.Errorf("slurm:tree:%s: %w", specFile(path, name), err)
-	}
-	return tr, nil
+	return topologyPart(f, ctx, "tree", path, name, (*slurm.Topology).TreeOf)
 }
 
 // SlurmBlocks reads the topology/block configuration of a slurm:block:FILE spec
 // (alloc.Options.SlurmBlocks) under ctx, as SlurmTree reads a tree.
 func (f *Files) SlurmBlocks(ctx context.Context, path, name string) (*slurm.Blocks, error) {
+	return topologyPart(f, ctx, "block", path, name, (*slurm.Topology).BlocksOf)
+}
+
+// SlurmRings reads the topology/ring configuration of a slurm:ring:FILE spec
+// (alloc.Options.SlurmRings) under ctx: the topology name of a topology.yaml
+// ("": its cluster_default one).
+func (f *Files) SlurmRings(ctx context.Context, path, name string) (*slurm.Rings, error) {
+	return topologyPart(f, ctx, "ring", path, name, (*slurm.Topology).RingsOf)
+}
+
+// topologyPart reads a slurm:MODE:FILE spec's topology (Files.topology) and
+// takes its plugin's part (of: Topology.TreeOf, BlocksOf, RingsOf).
+func topologyPart[T any](f *Files, ctx context.Context, mode, path, name string, of func(*slurm.Topology) (T, error)) (T, error) {
+	var zero T
 	t, err := f.topology(ctx, path, name)
 	if err != nil {
-		return nil, err
+		return zero, err
 	}
-	b, err := t.BlocksOf()
+	part, err := of(t)
 	if err != nil {
-		return nil, fmt.Errorf("slurm:block:%s: %w", specFile(path, name), err)
+		return zero, fmt.Errorf("slurm:%s:%s: %w", mode, specFile(path, name), err)
 	}
-	return b, nil
+	return part, nil
 }
 
 // specFile is a spec's FILE[:NAME] in messages.

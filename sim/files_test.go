@@ -180,38 +180,7 @@ func TestSlurmSpecTopologyYAMLName(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rng := rand.New(rand.NewPCG(1, 2))
-		var running [][]int
-		placed := 0
-		for range 200 {
-			if len(running) > 0 && rng.IntN(3) == 0 {
-				i := rng.IntN(len(running))
-				if err := a.Release(running[i]); err != nil {
-					t.Fatal(err)
-				}
-				if err := b.Release(running[i]); err != nil {
-					t.Fatal(err)
-				}
-				running = slices.Delete(running, i, i+1)
-				continue
-			}
-			k := 1 + rng.IntN(6)
-			if k > a.NumFree() {
-				continue
-			}
-			na, ea := a.Allocate(k)
-			nb, eb := b.Allocate(k)
-			if (ea == nil) != (eb == nil) || !slices.Equal(na, nb) {
-				t.Fatalf("%s: %d nodes: %v %v; %s: %v %v", spec, k, na, ea, ref, nb, eb)
-			}
-			if ea == nil {
-				running = append(running, na)
-				placed++
-			}
-		}
-		if placed < 20 {
-			t.Errorf("%s: %d placed", spec, placed)
-		}
+		lockstep(t, spec, a, ref, b, rand.New(rand.NewPCG(1, 2)))
 	}
 	for spec, want := range map[string][]string{
 		"slurm:tree:" + yml + ":nosuch":  {yml, `no topology "nosuch"`, "fabric, racks, torus"},
@@ -234,5 +203,98 @@ func TestSlurmSpecTopologyYAMLName(t *testing.T) {
 	}
 	if got, want := alloc.MapSpecFiles("slurm:tree:t.conf:x.pairs", upper), "slurm:tree:T.CONF:X.PAIRS"; got != want {
 		t.Errorf("MapSpecFiles: %s, want %s", got, want)
+	}
+}
+
+// TestSlurmSpecRing: slurm:ring:FILE.yaml[:NAME[:ORDER]] reads the topology.yaml's
+// ring topology (by name, or the cluster_default one) and places as alloc.NewSlurm
+// with those rings does (200 random steps); a ring spec on a tree topology, a tree
+// spec on the rings and a topology.conf are refused naming what they are;
+// MapSpecFiles maps the file and the ORDER.
+func TestSlurmSpecRing(t *testing.T) {
+	dir := t.TempDir()
+	yml := filepath.Join(dir, "topology.yaml")
+	src := "- topology: fabric\n  tree:\n    switches:\n      - switch: s1\n        nodes: node[01-16]\n- topology: rings\n  cluster_default: true\n  ring:\n    rings:\n      - ring: a\n        nodes: node[01-08]\n      - ring: b\n        nodes: node[16,14,12,10,09,11,13,15]\n"
+	if err := os.WriteFile(yml, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	conf := filepath.Join(dir, "topology.conf")
+	if err := os.WriteFile(conf, []byte("SwitchName=s1 Nodes=node[01-16]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	top, err := slurm.ParseTopologyYAML(strings.NewReader(src), "rings")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := topo.ParseMachine("mesh:4x4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosts := make([]string, 16)
+	for i := range hosts {
+		hosts[i] = fmt.Sprintf("node%02d", i+1)
+	}
+	opt := (&Files{}).Options(alloc.Options{Names: hosts})
+	for _, spec := range []string{"slurm:ring:" + yml, "slurm:ring:" + yml + ":rings"} {
+		a, err := alloc.Parse(spec, m, opt)
+		if err != nil {
+			t.Fatalf("%s: %v", spec, err)
+		}
+		b, err := alloc.NewSlurm(m, alloc.SlurmConfig{Names: hosts, Rings: top.Rings})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lockstep(t, spec, a, "NewSlurm", b, rand.New(rand.NewPCG(3, 4)))
+	}
+	if _, err := alloc.Parse("slurm:ring:"+yml+":rings:snake", m, opt); err != nil {
+		t.Errorf("with an ORDER: %v", err)
+	}
+	for spec, want := range map[string]string{
+		"slurm:ring:" + yml + ":fabric": "topology/tree",
+		"slurm:tree:" + yml:             "topology/ring",
+		"slurm:ring:" + conf:            "not topology/ring",
+		"slurm:ring":                    "slurm:ring needs a topology.yaml",
+	} {
+		if _, err := alloc.Parse(spec, m, opt); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", spec, err, want)
+		}
+	}
+	if got, want := alloc.MapSpecFiles("slurm:ring:t.yaml:rings:x.pairs", strings.ToUpper), "slurm:ring:T.YAML:rings:X.PAIRS"; got != want {
+		t.Errorf("MapSpecFiles: %s, want %s", got, want)
+	}
+}
+
+// lockstep plays 200 random starts (1-6 nodes) and ends on a and b (named
+// spec and ref in messages) and fails at the first decision in which they
+// differ, or when fewer than 20 jobs were placed.
+func lockstep(t *testing.T, spec string, a alloc.Allocator, ref string, b alloc.Allocator, rng *rand.Rand) {
+	t.Helper()
+	var running [][]int
+	placed := 0
+	for range 200 {
+		if len(running) > 0 && rng.IntN(3) == 0 {
+			i := rng.IntN(len(running))
+			if err := errors.Join(a.Release(running[i]), b.Release(running[i])); err != nil {
+				t.Fatal(err)
+			}
+			running = slices.Delete(running, i, i+1)
+			continue
+		}
+		k := 1 + rng.IntN(6)
+		if k > a.NumFree() {
+			continue
+		}
+		na, ea := a.Allocate(k)
+		nb, eb := b.Allocate(k)
+		if (ea == nil) != (eb == nil) || !slices.Equal(na, nb) {
+			t.Fatalf("%s: %d nodes: %v %v; %s: %v %v", spec, k, na, ea, ref, nb, eb)
+		}
+		if ea == nil {
+			running = append(running, na)
+			placed++
+		}
+	}
+	if placed < 20 {
+		t.Errorf("%s: %d placed", spec, placed)
 	}
 }

@@ -42,13 +42,90 @@ type meter struct {
 	cm     *alloc.Compactness // nil when the machine is not a 2^m x 2^n mesh
 	bl     *baseline          // the exact baseline, when asked for
 	pt     *partitions        // the replay's partitions (nil: none), for the D metric
+	// running, when D is measured and the allocator reports no state of the
+	// machine (alloc.MachineState nil), is the free set D is measured on
+	// (runningFree).
+	running *runningFree
 }
 
-// release tells the baseline that nodes are free again.
-func (m *meter) release(nodes []int) {
+// release tells the baseline and the D metric's running set that nodes are
+// free again.
+func (m *meter) release(nodes []int) error {
 	if m.bl != nil {
 		m.bl.release(nodes)
 	}
+	return m.running.released(nodes)
+}
+
+// runningFree is the machine's free set for an allocator that reports no
+// state of the machine (alloc.MachineState is nil: the center-based
+// allocators, the Slurm emulations, as-run, paging): the nodes no running job
+// keeps busy, kept by the replay itself, a job's nodes taken at its start and
+// freed at its end (O(k) each). Such an allocator gives a job exactly its
+// nodes, so that is the machine's free set, with or without partitions (a node
+// held only to keep a decision in a partition runs no job and is free here);
+// paging with pages of several nodes gives it whole pages (alloc.Paged), busy
+// whole while it runs. An allocator that reports a state is measured on it
+// (with partitions, partitions.machineFree of it): its busy units stay busy,
+// bt's, sbt's and dbt's whole blocks. nil: D measured on the allocator's state.
+type runningFree struct {
+	free  *alloc.State
+	paged alloc.Paged // nil: a job keeps its nodes busy
+}
+
+// newRunningFree returns the running set D is measured on for allocator a of
+// an n-node machine, nil when a reports its state of the machine.
+func newRunningFree(a alloc.Allocator, n int) *runningFree {
+	if alloc.MachineState(a) != nil {
+		return nil
+	}
+	rf := &runningFree{free: alloc.NewState(n)}
+	if p, ok := a.(alloc.Paged); ok && p.PageNodes(0) != nil {
+		rf.paged = p
+	}
+	return rf
+}
+
+// took marks a starting job's nodes busy (with paging, its pages).
+func (rf *runningFree) took(nodes []int) error { return rf.change(nodes, true) }
+
+// released marks a finished job's nodes free (with paging, its pages).
+func (rf *runningFree) released(nodes []int) error { return rf.change(nodes, false) }
+
+// change marks a job's nodes (with paging, its pages) busy (take) or free.
+func (rf *runningFree) change(nodes []int, take bool) error {
+	if rf == nil {
+		return nil
+	}
+	op := rf.free.Release
+	if take {
+		op = rf.free.Take
+	}
+	if rf.paged == nil {
+		if err := op(nodes); err != nil {
+			return fmt.Errorf("sim: internal error: the running jobs' nodes: %w", err)
+		}
+		return nil
+	}
+	for _, v := range nodes {
+		// A page is one job's: taken (freed) whole at the first of the job's
+		// nodes on it, its first node then busy (free).
+		if page := rf.paged.PageNodes(v); rf.free.IsFree(page[0]) == take {
+			if err := op(page); err != nil {
+				return fmt.Errorf("sim: internal error: the running jobs' pages: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// state is the machine's free set given allocator a's: the running set when
+// there is one, else a's state of the machine (alloc.MachineState).
+func (rf *runningFree) state(a alloc.Allocator) *alloc.State {
+	if rf != nil {
+		return rf.free
+	}
+	return alloc.MachineState(a)
 }
 
 // newMeter returns the meter of machine m (a *topo.Grid or a *topo.Graph). Spans are
@@ -149,21 +226,31 @@ func measuredWrap(g *topo.Grid, c alloc.Compat) []bool {
 }
 
 // measureCompactness records D and Lemma 1's condition of the machine's free set
-// after r's allocation, when the machine and the allocator allow it (else
-// FreeSquares = -1). With partitions that is not the allocator's free state: the
-// nodes held busy to keep decisions in the job's partition are free
-// (partitions.machineFree), and an allocator keeping a view per partition
-// reports the machine's state (alloc.MachineState), not the view's.
-func (m *meter) measureCompactness(r *JobResult, a alloc.Allocator) {
+// after r's allocation, when the machine allows it (a 2^m x 2^n mesh; else
+// FreeSquares = -1), for every allocator. An allocator that reports its state of
+// the machine (alloc.MachineState) is measured on it; with partitions that is not
+// the machine's free set: the nodes held busy to keep decisions in the job's
+// partition are free (partitions.machineFree), and an allocator keeping a view
+// per partition reports the machine's state, not the view's. Any other is
+// measured on the nodes no running job holds (runningFree).
+func (m *meter) measureCompactness(r *JobResult, a alloc.Allocator) error {
 	r.FreeSquares = -1
 	if m.cm == nil {
-		return
+		return nil
+	}
+	if m.running != nil {
+		if err := m.running.took(r.Nodes); err != nil {
+			return err
+		}
+		r.FreeSquares, r.SpatiallyCompact = m.cm.Measure(m.running.free)
+		return nil
 	}
 	st := alloc.MachineState(a)
 	if st == nil {
-		return
+		return nil
 	}
 	r.FreeSquares, r.SpatiallyCompact = m.cm.Measure(m.pt.machineFree(st))
+	return nil
 }
 
 // HasCoordinates reports whether machine m has coordinates (a grid: a mesh or a

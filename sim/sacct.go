@@ -33,7 +33,7 @@ func looksLikeSacct(br *bufio.Reader) bool {
 // together (slurm.ReadSacct; counted in Trace.HetJobs).
 func readSacct(br *bufio.Reader, opt ReadOptions) (*Trace, error) {
 	sa, err := slurm.ReadSacct(br, slurm.SacctOptions{SkipBad: opt.SkipBad, MaxValue: maxTraceValue, MaxJobs: opt.MaxJobs, Location: opt.Location, MaxHosts: opt.MaxHosts,
-		Hosts: opt.Hosts, HostsOf: opt.HostsOf})
+		Hosts: opt.Hosts, HostsOf: opt.HostsOf, MarkHosts: opt.MarkHosts})
 	if err != nil {
 		var le *ParseError // slurm's line error is the same type
 		if errors.As(err, &le) {
@@ -54,6 +54,12 @@ func readSacct(br *bufio.Reader, opt ReadOptions) (*Trace, error) {
 			Estimate: j.Limit, Procs: j.Size, NodeList: j.NodeList, Partition: j.Partition}
 		if job.ID == 0 {
 			job.ID = len(t.Jobs) + 1
+		}
+		if j.NotHost != nil {
+			if t.notHost == nil {
+				t.notHost = map[int]*ParseError{}
+			}
+			t.notHost[j.Line] = j.NotHost
 		}
 		t.Jobs = append(t.Jobs, job)
 	}

@@ -108,6 +108,10 @@ type Config struct {
 	// heldPeak, when set, receives the most JobResults the replay held at once
 	// (jobTable.peak): the tests' measure of its memory.
 	heldPeak *int
+	// noD leaves the D metric out (FreeSquares -1, no Compactness): the
+	// slurm:consec replay that BlockWaits' extra wait is measured against
+	// reads the mean wait alone (Replay.consecMeanWait).
+	noD bool
 }
 
 // jobTable holds the replay's job records by job index: all of them, or, when the
@@ -444,10 +448,12 @@ type JobResult struct {
 	MessageDistance float64 // MessageHops / Messages
 	HopBytes        int64   // sum over messages of hops x message bytes
 	MaxShared       int64   // most of the job's routes (one cycle) on one link
-	// Compactness of the free set right after the job's allocation (Liu et al. §4;
-	// alloc.Compactness), on 2^m x 2^n meshes with an allocator that exposes its
-	// state: FreeSquares is D (Definition 1), -1 when not measured;
-	// SpatiallyCompact is Lemma 1's condition.
+	// Compactness of the machine's free set right after the job's allocation
+	// (Liu et al. §4; alloc.Compactness), on 2^m x 2^n meshes, with every
+	// allocator (meter.measureCompactness: a running job's nodes are busy, and
+	// the rest of its bt/sbt/dbt block or of its paging pages): FreeSquares is D
+	// (Definition 1), -1 when not measured; SpatiallyCompact is Lemma 1's
+	// condition.
 	FreeSquares      int
 	SpatiallyCompact bool // Lemma 1's condition held (false when not measured)
 	// With Config.Baseline: the least total pairwise L1 of any k nodes free at the
@@ -720,6 +726,12 @@ func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Resul
 		return nil, err
 	}
 	m.bl, m.pt = bl, pt
+	if cfg.noD {
+		m.cm = nil
+	}
+	if m.cm != nil {
+		m.running = newRunningFree(cfg.Alloc, n)
+	}
 	tasks, err := newTaskOrdering(cfg.TaskOrder, cfg.Machine, cfg.TaskSeed, cfg.TaskRanking)
 	if err != nil {
 		return nil, fmt.Errorf("task order %s: %w", cfg.TaskOrder, err)
@@ -823,7 +835,9 @@ func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Resul
 			if err := pt.release(cfg.Clock, cfg.Alloc, e.job, r.Nodes); err != nil {
 				return nil, fmt.Errorf("job %d finishing at %d: %w", r.ID, now, err)
 			}
-			m.release(r.Nodes)
+			if err := m.release(r.Nodes); err != nil {
+				return nil, err
+			}
 			pl.released()
 			if err := em.finished(e.job); err != nil { // r may be forgotten now
 				return nil, err
@@ -918,7 +932,9 @@ func startJob(ctx context.Context, r *JobResult, nodes []int, cfg Config, ties a
 	if err := rm.measure(ctx, r); err != nil {
 		return err
 	}
-	m.measureCompactness(r, cfg.Alloc)
+	if err := m.measureCompactness(r, cfg.Alloc); err != nil {
+		return err
+	}
 	if m.bl != nil {
 		if err := m.bl.measure(ctx, r); err != nil {
 			return err

@@ -106,8 +106,8 @@ type Spec struct {
 	// "bf:hilbert" or "mc1x1:tb=3,9,3,2".
 	Alloc string
 	// A CURVE argument of Alloc that is not a built-in curve names a ranking file,
-	// and slurm:tree:FILE and slurm:block:FILE name a topology.conf or
-	// topology.yaml: the replay reads them (Files), host names matched against Hosts.
+	// and slurm:tree:FILE, slurm:block:FILE and slurm:ring:FILE name a
+	// topology.conf or topology.yaml: the replay reads them (Files), host names matched against Hosts.
 	// NoMemo makes the allocators search every decision anew (alloc.Options.NoMemo).
 	NoMemo bool
 	Sched  Sched  // the scheduler (SchedFCFS, the zero value, SchedEASY, SchedCplant, SchedAsRun)
@@ -443,14 +443,18 @@ func (s *Spec) ReadTraceContext(ctx context.Context) (*Trace, error) {
 	opt := ReadOptions{Format: s.Format, SkipBad: s.SkipBad, MaxJobs: s.MaxJobs}
 	if s.Machine != nil {
 		opt.MaxHosts = s.Machine.N() // resolved: NodeLists counted against it
-		if (alloc.IsAsRun(s.Alloc) || s.SlurmConf != "") && s.From == "" && s.To == "" {
+		if alloc.IsAsRun(s.Alloc) || s.SlurmConf != "" {
 			// Every job's recorded nodes are looked up by name (as-run places
 			// them, AssignPartitions finds their partition): a host the
 			// machine lacks is refused at its record (or skipped), not after
-			// the whole history is read. Not with a window: a job outside it
-			// is not replayed.
+			// the whole history is read. With a window, a job outside it is
+			// not replayed: the records are marked, and Prepare refuses (or
+			// skips) those of the window, naming the record (Trace.notHosts;
+			// a window in seconds counts from the earliest Submit, known at
+			// the end).
 			if names := s.nodeNames(s.Machine); names != nil {
 				opt.Hosts, opt.HostsOf = hostlist.NewTable(names...), s.Machine.Spec()
+				opt.MarkHosts = s.From != "" || s.To != ""
 			}
 		}
 	}
@@ -497,6 +501,10 @@ type Replay struct {
 	// partitions are SlurmConf's (Config.Partitions, PartitionTiers); nil
 	// without it
 	partitions *confParts
+	// badHosts is the number of the window's jobs skipped (SkipBad) because
+	// their record names a host the machine lacks (Trace.notHosts), counted in
+	// Report.BadLines with Trace.Bad.
+	badHosts int
 	// files reads the ranking and topology files the allocator names; copies of
 	// the replay share it, so that each file's warnings are kept once.
 	files *Files
@@ -609,6 +617,14 @@ func (s *Spec) PrepareContext(ctx context.Context) (*Replay, error) {
 		if rp.Jobs, err = Window(rp.Jobs, from, to); err != nil {
 			return nil, fmt.Errorf("%s: %w", s.Trace, err)
 		}
+	}
+	// The window's records naming a host the machine lacks (read marked,
+	// ReadOptions.MarkHosts).
+	if rp.Jobs, rp.badHosts, err = tr.notHosts(rp.Jobs, s.SkipBad); err != nil {
+		return nil, fmt.Errorf("%s: %w", s.Path(s.Trace), err)
+	}
+	if len(rp.Jobs) == 0 {
+		return nil, fmt.Errorf("%s: every job of the window names a host %s lacks (skipped: --skip-bad)", s.Trace, m.Spec())
 	}
 	if s.DropLarger {
 		rp.Jobs, rp.DroppedLarger = DropLarger(rp.Jobs, m.N())
@@ -786,7 +802,7 @@ func (rp *Replay) Run(ctx context.Context) (*Report, error) {
 		return nil, err
 	}
 	secs := time.Since(t0).Seconds()
-	rep := &Report{Summary: res.Summary, Trace: rp.Spec.Trace, BadLines: rp.Trace.Bad, Filtered: rp.Trace.Filtered, Skipped: rp.Trace.Skipped,
+	rep := &Report{Summary: res.Summary, Trace: rp.Spec.Trace, BadLines: rp.Trace.Bad + rp.badHosts, Filtered: rp.Trace.Filtered, Skipped: rp.Trace.Skipped,
 		Impossible: rp.Trace.Impossible, DroppedLarger: rp.DroppedLarger, Seconds: secs}
 	if rp.Trace.Format == FormatSacct {
 		rep.TimeZone = rp.Trace.TimeZone
@@ -818,7 +834,7 @@ func (rp *Replay) Run(ctx context.Context) (*Report, error) {
 // scheduler with slurm:consec (Slurm's selection without topology, which places
 // every job that fits by count) and returns their mean wait: the wait the jobs
 // would have had without waiting for blocks. Only the scheduling metrics are
-// computed.
+// computed, without D.
 func (rp *Replay) consecMeanWait(ctx context.Context) (float64, error) {
 	c := *rp
 	c.Spec.Alloc = "slurm:consec"
@@ -829,6 +845,7 @@ func (rp *Replay) consecMeanWait(ctx context.Context) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
+	cfg.noD = true
 	var res *Result
 	if c.lazy != nil {
 		res, err = run(ctx, nil, c.lazy, cfg)

@@ -62,6 +62,10 @@ type Trace struct {
 	// (JobID 123+0, 123+1) are replayed as one job each (slurm.ReadSacct); Joined
 	// the component records joined into an earlier component's job.
 	HetJobs, Joined int
+	// notHost, read with ReadOptions.MarkHosts, is the error of each job whose
+	// record names a host not in ReadOptions.Hosts, by the job's Line
+	// (notHosts refuses or skips those a replay keeps).
+	notHost map[int]*ParseError
 }
 
 // ReadOptions tune ReadTrace.
@@ -91,6 +95,11 @@ type ReadOptions struct {
 	Hosts *hostlist.Table
 	// HostsOf is what the messages call the machine of Hosts ("mesh:4x4").
 	HostsOf string
+	// MarkHosts, with Hosts, keeps the records naming another host, marked,
+	// rather than refusing or skipping them at their line
+	// (slurm.SacctOptions.MarkHosts): Spec.Prepare refuses or skips those of
+	// its window (a job outside it is not replayed and is not refused).
+	MarkHosts bool
 }
 
 // DefaultMaxJobs is the number of jobs a trace may have unless
@@ -435,6 +444,37 @@ func Window(jobs []Job, from, to int64) ([]Job, error) {
 		return nil, fmt.Errorf("window %s of the trace's %d jobs: %w (they arrive from %d s to %d s)", win, len(jobs), ErrEmptyWindow, first, last)
 	}
 	return out, nil
+}
+
+// notHosts returns jobs (a window of tr's jobs) without those whose record
+// names a host not on the machine (ReadOptions.MarkHosts) and how many it
+// dropped, with skipBad; without, the error of the first such record in the
+// file (a *ParseError naming its line, as the reader words it), nil when
+// there is none.
+func (tr *Trace) notHosts(jobs []Job, skipBad bool) ([]Job, int, error) {
+	if len(tr.notHost) == 0 {
+		return jobs, 0, nil
+	}
+	var first *ParseError
+	out, dropped := jobs[:0:0], 0
+	for _, j := range jobs {
+		e, bad := tr.notHost[j.Line]
+		switch {
+		case !bad:
+			out = append(out, j)
+		case skipBad:
+			dropped++
+		case first == nil || e.Line < first.Line:
+			first = e
+		}
+	}
+	if first != nil {
+		return nil, 0, first
+	}
+	if dropped == 0 {
+		return jobs, 0, nil
+	}
+	return out, dropped, nil
 }
 
 // DropLarger returns the jobs of at most n processors and how many it dropped

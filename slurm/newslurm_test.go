@@ -309,3 +309,82 @@ func TestSwitchAsNodeRankOnSlurmNew(t *testing.T) {
 	}
 	t.Logf("SwitchAsNodeRank: node table %v; two 1-node jobs got %v", table, got)
 }
+
+// TestTorus3DRegionsOnSlurmNew: a torus given by regions (topology.yaml(5),
+// "regions" in place of nodes; torus3d_record.c, _validate_regions_config) loads in
+// Slurm 26.05 and places its nodes where ParseTopologyYAML puts them: the 4x2x2
+// torus as three regions (the z = 1 plane whole, the z = 0 plane in two halves),
+// their nodes out of name order, the default placements; a seeded sequence of
+// jobs and frees, each job's nodes the box torus3d's rule (torusPredict) picks on
+// the positions, named by the parsed position map.
+func TestTorus3DRegionsOnSlurmNew(t *testing.T) {
+	c := newSlurmCluster(t, "regions")
+	d := [3]int{4, 2, 2}
+	placements := DefaultPlacements(d)
+	var b strings.Builder
+	b.WriteString("- topology: t\n  torus3d:\n    toruses:\n      - name: t1\n        dims: {x: 4, y: 2, z: 2}\n        regions:\n")
+	b.WriteString("          - {anchor: {x: 0, y: 0, z: 1}, dims: {x: 4, y: 2, z: 1}, nodes: \"node[16,03,11,07,01,14,05,09]\"}\n")
+	b.WriteString("          - {anchor: {x: 0, y: 0, z: 0}, dims: {x: 2, y: 2, z: 1}, nodes: \"node[12,02,15,06]\"}\n")
+	b.WriteString("          - {anchor: {x: 2, y: 0, z: 0}, dims: {x: 2, y: 2, z: 1}, nodes: \"node[04,13,08,10]\"}\n")
+	b.WriteString("        placements:\n")
+	for _, p := range placements {
+		fmt.Fprintf(&b, "          - dims: {x: %d, y: %d, z: %d}\n", p.X, p.Y, p.Z)
+	}
+	top, err := ParseTopologyYAML(strings.NewReader(b.String()), "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := top.Torus.Nodes // the name at each position, x fastest
+	if top.Torus.Empty != 0 || len(at) != 16 || at[0] != "node12" || at[2] != "node04" || at[8] != "node16" {
+		t.Fatalf("positions %v (empty %d)", at, top.Torus.Empty)
+	}
+	yamlPath := filepath.Join(t.TempDir(), "topology.yaml")
+	if err := os.WriteFile(yamlPath, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.start(16, withPorts(16, "--topology", yamlPath))
+	free := slices.Repeat([]bool{true}, 16) // by position
+	running := map[string][]int{}           // job id: positions
+	var ids []string
+	compared := 0
+	seq := []int{2, 4, 1, 2, 8, -1, 4, 2, -3, 1, 2, -2, 4, 8, -1, 1, 2, -4, 2, 4, 1}
+	for step, k := range seq {
+		if k < 0 {
+			i := min(-k, len(ids)) - 1
+			if i < 0 {
+				continue
+			}
+			id := ids[i]
+			ids = slices.Delete(ids, i, i+1)
+			c.cancel(id)
+			for _, p := range running[id] {
+				free[p] = true
+			}
+			delete(running, id)
+			continue
+		}
+		want := torusPredict(d, placements, free, k)
+		if want == nil {
+			continue // Slurm would keep it pending: not submitted
+		}
+		id, got := c.allocNow(k)
+		wantNames := make([]string, len(want))
+		for i, p := range want {
+			wantNames[i] = at[p]
+		}
+		slices.SortFunc(wantNames, hostlist.NaturalCompare)
+		if !slices.Equal(got, wantNames) {
+			t.Fatalf("step %d: %d nodes: Slurm gave %v, the regions' positions and torus3d's rule predict %v", step, k, got, wantNames)
+		}
+		for _, p := range want {
+			free[p] = false
+		}
+		running[id] = want
+		ids = append(ids, id)
+		compared++
+	}
+	if compared < 10 {
+		t.Fatalf("only %d placements compared", compared)
+	}
+	t.Logf("torus3d regions on Slurm 26.05: %d placements compared, 0 differ", compared)
+}

@@ -69,6 +69,11 @@ type SacctOptions struct {
 	// HostsOf names the machine of Hosts in that message (its spec, or "the
 	// network FILE"); "" is "the machine".
 	HostsOf string
+	// MarkHosts, with Hosts, keeps a record naming a host not in Hosts, with
+	// the error it would have had in its job's NotHost, rather than refusing or
+	// skipping it: the caller refuses or skips the jobs it replays (sim with a
+	// window: a job outside it is not replayed and is not refused).
+	MarkHosts bool
 }
 
 // MaxHistoryHosts bounds the distinct host names of a history's NodeLists
@@ -126,6 +131,10 @@ type SacctJob struct {
 	// partitions: each name once, in order); "" when the column is absent or
 	// empty.
 	Partition string
+	// NotHost, with SacctOptions.MarkHosts, is the error of the record naming
+	// a host not in SacctOptions.Hosts (of a heterogeneous job, its first such
+	// component's); nil when every host is one.
+	NotHost *SacctLineError
 }
 
 // Sacct is what ReadSacct read: the jobs in file order (of a requeued job its last
@@ -530,7 +539,12 @@ func ReadSacct(r io.Reader, opt SacctOptions) (*Sacct, error) {
 					}
 				}
 				if h, ok := firstOf(j.NodeList, unknown); ok {
-					if err := bad(fmt.Errorf("job %s: recorded node %q is not a host of %s", textin.Clip(id), textin.Clip(h), hostsOf)); err != nil {
+					err := fmt.Errorf("job %s: recorded node %q is not a host of %s", textin.Clip(id), textin.Clip(h), hostsOf)
+					if opt.MarkHosts {
+						j.NotHost = &SacctLineError{Line: line, Text: textin.Clip(text), Err: err}
+						break
+					}
+					if err := bad(err); err != nil {
 						return nil, err
 					}
 					continue
@@ -639,6 +653,9 @@ func joinComponent(a, c SacctJob, hosts *hostlist.Table) SacctJob {
 	}
 	a.Components += c.Components
 	a.Partition = joinPartitions(a.Partition, c.Partition)
+	if a.NotHost == nil {
+		a.NotHost = c.NotHost
+	}
 	return a
 }
 

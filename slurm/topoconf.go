@@ -3,11 +3,13 @@ package slurm
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/topo"
@@ -415,7 +417,11 @@ func (t *Topology) BlocksOf() (*Blocks, error) {
 //	         (Slurm 26.05's schema; one torus), nodes in x-fastest order, as Slurm's
 //	         torus3d plugin places them; placements restrict job shapes, not the
 //	         network, and are checked but not kept; the earlier
-//	         torus3d: {name, dims, nodes} (or a list of one) is read too
+//	         torus3d: {name, dims, nodes} (or a list of one) is read too; regions:
+//	         [{anchor: {x, y, z}, dims: {x, y, z}, nodes: HOSTLIST}, ...] in place of
+//	         nodes put each region's nodes at its positions (torusRegions)
+//	ring:    rings: [{ring: R, nodes: HOSTLIST}, ...] (Slurm 26.05; nodes in ring
+//	         order; a selection rule, no network: Topology.Graph refuses it)
 //	flat:    true (no network: refused)
 //
 // name selects a topology; empty selects the one with cluster_default: true (the
@@ -745,10 +751,14 @@ func yamlTopologyOf(ctx context.Context, pick *yaml.Node) (out *Topology, flat b
 		if out.Torus, err = torus3dOf(t, &lists); err != nil {
 			return nil, false, err
 		}
+	case yamlChild(pick, "ring") != nil:
+		if out.Rings, err = yamlRings(yamlChild(pick, "ring"), &lists, &look); err != nil {
+			return nil, false, err
+		}
 	case yamlChild(pick, "flat") != nil:
 		return nil, true, nil
 	default:
-		return nil, false, fmt.Errorf("line %d: topology %s has none of tree, block, torus3d", pick.Line, tn)
+		return nil, false, fmt.Errorf("line %d: topology %s has none of tree, block, torus3d, ring, flat", pick.Line, tn)
 	}
 	warns.done()
 	return out, false, nil
@@ -788,12 +798,66 @@ func yamlBlockSizes(bs *yaml.Node) ([]int, error) {
 	return out, nil
 }
 
+// yamlRings reads a topology's "ring:" mapping (topology.yaml(5), "Ring
+// definitions"): rings, a list of {ring: NAME, nodes: HOSTLIST} or one such
+// mapping (data_parser's TOPOLOGY_RING_CONFIG_ARRAY takes either), checked as
+// Slurm 26.05.3's ring_record.c, ring_record_validate, stops slurmctld: no ring
+// ("No rings configured"), a ring without a name ("Can't create a ring without a
+// name"), a name given twice ("Ring (%s) has already been defined"). A node
+// listed twice in one ring is refused too: Slurm would put it at two positions
+// of the ring (nodes_map) and count it twice in a segment. More than
+// MaxRingSize nodes is checked where the nodes are matched to slurm.conf's
+// (Slurm counts only those): alloc's slurm:ring.
+func yamlRings(rg *yaml.Node, lists *nameBudget, look *looker) (*Rings, error) {
+	rl := yamlChild(rg, "rings")
+	var items []*yaml.Node
+	switch {
+	case rl == nil:
+		return nil, fmt.Errorf("line %d: ring needs \"rings\": a list of {ring: NAME, nodes: HOSTLIST}", rg.Line)
+	case rl.Kind == yaml.MappingNode:
+		items = []*yaml.Node{rl}
+	case rl.Kind == yaml.SequenceNode:
+		items = rl.Content
+	default:
+		return nil, fmt.Errorf("line %d: rings: want a list of {ring: NAME, nodes: HOSTLIST}", rl.Line)
+	}
+	if len(items) == 0 {
+		return nil, fmt.Errorf("line %d: rings: an empty list (Slurm: \"No rings configured\", fatal)", rl.Line)
+	}
+	out := &Rings{}
+	seen := map[string]int{}
+	for _, r := range items {
+		if err := look.stopped(1); err != nil {
+			return nil, err
+		}
+		name, _ := yamlScalar(r, "ring")
+		if name == "" {
+			return nil, fmt.Errorf("line %d: a ring needs \"ring: NAME\" (Slurm: \"Can't create a ring without a name\", fatal)", r.Line)
+		}
+		if l, dup := seen[name]; dup {
+			return nil, fmt.Errorf("line %d: ring %s defined twice (first on line %d; Slurm: \"Ring (%s) has already been defined\", fatal)", r.Line, textin.Clip(name), l, textin.Clip(name))
+		}
+		seen[name] = r.Line
+		nodes, err := yamlHostlist(lists, r, "nodes")
+		if err != nil {
+			return nil, err
+		}
+		look.work += len(nodes)
+		at := make(map[string]int, len(nodes))
+		for i, n := range nodes {
+			if j, dup := at[n]; dup {
+				return nil, fmt.Errorf("line %d: ring %s lists node %s twice (positions %d and %d): Slurm would put it at both positions and count it twice in a job's segment", r.Line, textin.Clip(name), textin.Clip(n), j, i)
+			}
+			at[n] = i
+		}
+		out.Rings = append(out.Rings, Ring{Name: name, Line: r.Line, Nodes: nodes})
+	}
+	return out, nil
+}
+
 func torus3dOf(t *yaml.Node, lists *nameBudget) (*Torus, error) {
 	if t.Kind != yaml.MappingNode {
 		return nil, fmt.Errorf("line %d: torus3d is a mapping", t.Line)
-	}
-	if yamlChild(t, "regions") != nil {
-		return nil, fmt.Errorf("line %d: torus3d regions are not supported; give dims and nodes", t.Line)
 	}
 	d := yamlChild(t, "dims")
 	if d == nil {
@@ -809,14 +873,23 @@ func torus3dOf(t *yaml.Node, lists *nameBudget) (*Torus, error) {
 		}
 		tor.Dims[j] = v
 	}
-	nodes, err := yamlHostlist(lists, t, "nodes")
-	if err != nil {
-		return nil, err
+	if rg := yamlChild(t, "regions"); rg != nil {
+		if yamlChild(t, "nodes") != nil {
+			return nil, fmt.Errorf("line %d: torus3d with nodes and regions (Slurm: \"Torus3d configuration cannot specify both nodes and regions\")", t.Line)
+		}
+		if err := torusRegions(tor, rg, lists); err != nil {
+			return nil, err
+		}
+	} else {
+		nodes, err := yamlHostlist(lists, t, "nodes")
+		if err != nil {
+			return nil, err
+		}
+		if p := tor.Dims[0] * tor.Dims[1] * tor.Dims[2]; len(nodes) != p {
+			return nil, fmt.Errorf("line %d: torus3d %dx%dx%d = %d positions but %d nodes", t.Line, tor.Dims[0], tor.Dims[1], tor.Dims[2], p, len(nodes))
+		}
+		tor.Nodes = nodes
 	}
-	if p := tor.Dims[0] * tor.Dims[1] * tor.Dims[2]; len(nodes) != p {
-		return nil, fmt.Errorf("line %d: torus3d %dx%dx%d = %d positions but %d nodes", t.Line, tor.Dims[0], tor.Dims[1], tor.Dims[2], p, len(nodes))
-	}
-	tor.Nodes = nodes
 	if pl := yamlChild(t, "placements"); pl != nil && pl.Kind == yaml.SequenceNode {
 		// Checked by checkPlacements: dims positive, within the torus.
 		xyz := func(d *yaml.Node) (v [3]int, given [3]bool) {
@@ -848,6 +921,87 @@ func torus3dOf(t *yaml.Node, lists *nameBudget) (*Torus, error) {
 	return tor, nil
 }
 
+// torusRegions places a torus's regions (topology.yaml(5): "regions", in place
+// of nodes) as Slurm 26.05.3's torus3d_record.c, _validate_regions_config, does:
+// a region {anchor: {x, y, z}, dims: {x, y, z}, nodes: HOSTLIST} (a list of them,
+// or one) puts its nodes, x fastest within the region, at the torus positions
+// anchor + (x, y, z); it must have nodes ("Torus3d region missing nodes"), fit
+// in the torus without wrapping ("Torus3d region dims exceed torus
+// dimensions"), name as many nodes as it has positions ("Torus3d region node
+// count does not match dims") and overlap no earlier region ("Torus3d region
+// overlaps existing nodes"): each an error naming the region's line, as each
+// stops slurmctld. Positions no region covers hold no node (Nodes[i] == "",
+// counted in Torus.Empty): eval_nodes_torus3d.c skips an anchor whose box holds
+// fewer nodes than the placement's size (_check_anchor).
+func torusRegions(tor *Torus, rg *yaml.Node, lists *nameBudget) error {
+	var items []*yaml.Node
+	switch rg.Kind {
+	case yaml.MappingNode:
+		items = []*yaml.Node{rg}
+	case yaml.SequenceNode:
+		items = rg.Content
+	default:
+		return fmt.Errorf("line %d: regions: want a list of {anchor, dims, nodes}", rg.Line)
+	}
+	X, Y, Z := tor.Dims[0], tor.Dims[1], tor.Dims[2]
+	tor.Nodes = make([]string, X*Y*Z)
+	from := make([]int, X*Y*Z) // the line of the region at each position
+	for _, r := range items {
+		var anchor, dims [3]int
+		for i, key := range []string{"anchor", "dims"} {
+			m := yamlChild(r, key)
+			if m == nil {
+				continue
+			}
+			for j, k := range []string{"x", "y", "z"} {
+				v, line := yamlScalar(m, k)
+				if v == "" {
+					continue
+				}
+				n, err := strconv.Atoi(v)
+				if err != nil || n < 0 || n > 1<<16 {
+					return fmt.Errorf("line %d: region %s %s = %q: want a non-negative integer", max(line, m.Line), key, k, textin.Clip(v))
+				}
+				if i == 0 {
+					anchor[j] = n
+				} else {
+					dims[j] = n
+				}
+			}
+		}
+		nodes, err := yamlHostlist(lists, r, "nodes")
+		if err != nil {
+			return err
+		}
+		if len(nodes) == 0 {
+			return fmt.Errorf("line %d: a region without nodes (Slurm: \"Torus3d region missing nodes\", fatal)", r.Line)
+		}
+		for j := range 3 {
+			if anchor[j]+dims[j] > tor.Dims[j] {
+				return fmt.Errorf("line %d: region anchor %v + dims %v leaves the %dx%dx%d torus (regions do not wrap; Slurm: \"Torus3d region dims exceed torus dimensions\", fatal)", r.Line, anchor, dims, X, Y, Z)
+			}
+		}
+		if size := dims[0] * dims[1] * dims[2]; len(nodes) != size {
+			return fmt.Errorf("line %d: region %dx%dx%d = %d positions but %d nodes (Slurm: \"Torus3d region node count does not match dims\", fatal)", r.Line, dims[0], dims[1], dims[2], size, len(nodes))
+		}
+		for i, n := range nodes {
+			x, y, z := anchor[0]+i%dims[0], anchor[1]+(i/dims[0])%dims[1], anchor[2]+i/(dims[0]*dims[1])
+			pos := x + X*(y+Y*z)
+			if from[pos] != 0 {
+				return fmt.Errorf("line %d: region overlaps the region of line %d at (%d, %d, %d) (Slurm: \"Torus3d region overlaps existing nodes\", fatal)", r.Line, from[pos], x, y, z)
+			}
+			from[pos] = r.Line
+			tor.Nodes[pos] = n
+		}
+	}
+	for _, n := range tor.Nodes {
+		if n == "" {
+			tor.Empty++
+		}
+	}
+	return nil
+}
+
 // resolveAliases replaces every alias in the tree under n by the node it names, so
 // that "nodes: *list" reads as the list; budget bounds the nodes visited (aliases can
 // multiply a small file's tree).
@@ -872,7 +1026,9 @@ func resolveAliases(n *yaml.Node, budget *int) error {
 
 // topologyKeys are the keys of topology.yaml(5) that procalloc reads, by mapping.
 var topologyKeys = map[string][]string{
-	"topology":     {"topology", "cluster_default", "tree", "block", "torus3d", "flat"},
+	"topology":     {"topology", "cluster_default", "tree", "block", "torus3d", "ring", "flat"},
+	"ring":         {"rings"},
+	"ring entry":   {"ring", "nodes"},
 	"tree":         {"switches"},
 	"switch":       {"switch", "children", "nodes"},
 	"block":        {"block_sizes", "blocks"},
@@ -880,6 +1036,7 @@ var topologyKeys = map[string][]string{
 	"torus3d":      {"toruses", "name", "dims", "nodes", "regions", "placements"},
 	"torus":        {"name", "dims", "nodes", "regions", "placements"},
 	"torus3d dims": {"x", "y", "z"},
+	"region":       {"anchor", "dims", "nodes"},
 	"placement":    {"dims", "anchor_seed", "anchor_spacing"},
 }
 
@@ -904,13 +1061,13 @@ func checkKeys(m *yaml.Node, what string) error {
 }
 
 // checkTopologyYAML checks one topology's keys at every level, that it has exactly
-// one of tree, block, torus3d and flat, and its block_sizes.
+// one of tree, block, torus3d, ring and flat, and its block_sizes.
 func checkTopologyYAML(t *yaml.Node) error {
 	if err := checkKeys(t, "topology"); err != nil {
 		return err
 	}
 	var kinds []string
-	for _, k := range []string{"tree", "block", "torus3d", "flat"} {
+	for _, k := range []string{"tree", "block", "torus3d", "ring", "flat"} {
 		if yamlChild(t, k) != nil {
 			kinds = append(kinds, k)
 		}
@@ -945,6 +1102,15 @@ func checkTopologyYAML(t *yaml.Node) error {
 		}
 		return entries(b, "blocks", "block entry")
 	}
+	if r := yamlChild(t, "ring"); r != nil {
+		if err := checkKeys(r, "ring"); err != nil {
+			return err
+		}
+		if one := yamlChild(r, "rings"); one != nil && one.Kind == yaml.MappingNode {
+			return checkKeys(one, "ring entry")
+		}
+		return entries(r, "rings", "ring entry")
+	}
 	if tor := yamlChild(t, "torus3d"); tor != nil {
 		var tori []*yaml.Node
 		switch {
@@ -974,6 +1140,24 @@ func checkTopologyYAML(t *yaml.Node) error {
 			}
 			if err := checkPlacements(e); err != nil {
 				return err
+			}
+			if rg := yamlChild(e, "regions"); rg != nil {
+				regions := []*yaml.Node{rg}
+				if rg.Kind == yaml.SequenceNode {
+					regions = rg.Content
+				}
+				for _, r := range regions {
+					if err := checkKeys(r, "region"); err != nil {
+						return err
+					}
+					for _, k := range []string{"anchor", "dims"} {
+						if d := yamlChild(r, k); d != nil {
+							if err := checkKeys(d, "torus3d dims"); err != nil {
+								return err
+							}
+						}
+					}
+				}
 			}
 		}
 	}
@@ -1100,4 +1284,138 @@ func (w *warnCap) done() {
 	if w.more > 0 {
 		*w.list = append(*w.list, fmt.Sprintf("%d more warnings not listed (the first %d are)", w.more, MaxWarnings))
 	}
+}
+
+// RenameTopologyYAMLNodes rewrites a topology.yaml with its node names changed,
+// every other byte kept (comments, layout, switch, block and ring names): each
+// hostlist of nodes (a tree switch's nodes, a block's, a ring's, a torus's and
+// its regions') is replaced by rename(list, ordered), written double-quoted in
+// place of the original scalar (an item of a YAML list item by item). ordered
+// says whether the list's order is a position order Slurm reads (a ring's, a
+// torus's, a region's: keep it) or a set (a switch's, a block's: any order).
+// The file is first read as ParseTopologyYAMLAll reads it (its errors); a
+// hostlist written over several lines, or with escapes, cannot be replaced in
+// place and is an error naming its line.
+func RenameTopologyYAMLNodes(ctx context.Context, data []byte, rename func(list string, ordered bool) (string, error)) ([]byte, error) {
+	if _, err := ParseTopologyYAMLAll(ctx, bytes.NewReader(data)); err != nil {
+		return nil, err
+	}
+	doc, err := readTopologyYAMLDoc(ctx, bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	type edit struct {
+		at, end int
+		text    string
+	}
+	var edits []edit
+	seen := map[[2]int]bool{}
+	lineStart := []int{0}
+	for i, c := range data {
+		if c == '\n' {
+			lineStart = append(lineStart, i+1)
+		}
+	}
+	scalar := func(s *yaml.Node, ordered bool) error {
+		if seen[[2]int{s.Line, s.Column}] {
+			return nil // an alias's target, done
+		}
+		seen[[2]int{s.Line, s.Column}] = true
+		if s.Line < 1 || s.Line > len(lineStart) {
+			return fmt.Errorf("line %d: internal error: no such line", s.Line)
+		}
+		at := lineStart[s.Line-1]
+		for col := 1; col < s.Column && at < len(data) && data[at] != '\n'; col++ {
+			_, size := utf8.DecodeRune(data[at:])
+			at += size
+		}
+		rest := data[at:]
+		if s.Anchor != "" && bytes.HasPrefix(rest, []byte("&"+s.Anchor)) {
+			skip := len(s.Anchor) + 1
+			for skip < len(rest) && (rest[skip] == ' ' || rest[skip] == '\t') {
+				skip++
+			}
+			at += skip
+			rest = data[at:]
+		}
+		var token string
+		switch s.Style {
+		case 0:
+			token = s.Value
+		case yaml.DoubleQuotedStyle:
+			token = `"` + s.Value + `"`
+		case yaml.SingleQuotedStyle:
+			token = `'` + s.Value + `'`
+		}
+		if token == "" || !bytes.HasPrefix(rest, []byte(token)) || strings.ContainsAny(s.Value, "\n\\\"'") {
+			return fmt.Errorf("line %d: the node list %q cannot be renamed in place (write it as a hostlist on one line, plain or quoted)", s.Line, textin.Clip(s.Value))
+		}
+		out, err := rename(s.Value, ordered)
+		if err != nil {
+			return fmt.Errorf("line %d: %w", s.Line, err)
+		}
+		edits = append(edits, edit{at, at + len(token), `"` + out + `"`})
+		return nil
+	}
+	nodesOf := func(m *yaml.Node, ordered bool) error {
+		c := yamlChild(m, "nodes")
+		if c == nil {
+			return nil
+		}
+		if c.Kind == yaml.ScalarNode {
+			return scalar(c, ordered)
+		}
+		for _, e := range c.Content {
+			if err := scalar(e, ordered); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	items := func(n *yaml.Node) []*yaml.Node {
+		switch {
+		case n == nil:
+			return nil
+		case n.Kind == yaml.SequenceNode:
+			return n.Content
+		}
+		return []*yaml.Node{n}
+	}
+	for _, e := range doc.entries {
+		t := e.node
+		var err error
+		for _, s := range items(yamlChild(yamlChild(t, "tree"), "switches")) {
+			err = errors.Join(err, nodesOf(s, false))
+		}
+		for _, b := range items(yamlChild(yamlChild(t, "block"), "blocks")) {
+			err = errors.Join(err, nodesOf(b, false))
+		}
+		for _, r := range items(yamlChild(yamlChild(t, "ring"), "rings")) {
+			err = errors.Join(err, nodesOf(r, true))
+		}
+		if tor := yamlChild(t, "torus3d"); tor != nil {
+			if tl := yamlChild(tor, "toruses"); tl != nil {
+				tor = tl
+			}
+			for _, one := range items(tor) {
+				err = errors.Join(err, nodesOf(one, true))
+				for _, r := range items(yamlChild(one, "regions")) {
+					err = errors.Join(err, nodesOf(r, true))
+				}
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	slices.SortFunc(edits, func(a, b edit) int { return a.at - b.at })
+	var out bytes.Buffer
+	prev := 0
+	for _, e := range edits {
+		out.Write(data[prev:e.at])
+		out.WriteString(e.text)
+		prev = e.end
+	}
+	out.Write(data[prev:])
+	return out.Bytes(), nil
 }

@@ -14,7 +14,7 @@ import (
 // (ParseTopologyConf) or a topology.yaml (ParseTopologyYAML), in the one typed form
 // every consumer uses: the network graph of --graph (Graph), alloc's slurm:tree
 // (Tree) and slurm:block (Blocks) emulators, and the writers, which build a Topology
-// and print it (WriteConf). Exactly one of Tree, Blocks and Torus is set.
+// and print it (WriteConf). Exactly one of Tree, Blocks, Torus and Rings is set.
 //
 // The rules are Slurm's: what slurmctld refuses at startup (fatal) is an error naming
 // the line; what it accepts and logs (a key given twice on a line, a node on two leaf
@@ -26,6 +26,7 @@ type Topology struct {
 	Tree   *Tree   // topology/tree: switches and leaves
 	Blocks *Blocks // topology/block: blocks and block sizes
 	Torus  *Torus  // topology/torus3d (topology.yaml only)
+	Rings  *Rings  // topology/ring (topology.yaml only)
 	// Warnings are what Slurm accepts but logs, one sentence each, naming the line.
 	Warnings []string
 	// conf is the topology.conf's lines as read (with its included files when
@@ -34,13 +35,15 @@ type Topology struct {
 	conf *Conf
 }
 
-// Kind names the topology plugin of t: "tree", "block" or "torus3d".
+// Kind names the topology plugin of t: "tree", "block", "torus3d" or "ring".
 func (t *Topology) Kind() string {
 	switch {
 	case t.Tree != nil:
 		return "tree"
 	case t.Blocks != nil:
 		return "block"
+	case t.Rings != nil:
+		return "ring"
 	}
 	return "torus3d"
 }
@@ -90,7 +93,7 @@ type Torus struct {
 	Name  string   // the topology's name in the topology.yaml
 	Line  int      // the line of its entry
 	Dims  [3]int   // X, Y, Z
-	Nodes []string // X*Y*Z node names, x fastest
+	Nodes []string // X*Y*Z node names, x fastest; "" where no node is (regions)
 	// Placements are the job shapes of its placements (their dims), in the
 	// file's order; nil when it lists none.
 	Placements []Box
@@ -98,6 +101,38 @@ type Torus struct {
 	// or an anchor_spacing other than its own dims (Slurm's torus3d_record.c,
 	// _build_placement_anchors): anchors Box.Anchors does not list.
 	OwnAnchors bool
+	// Empty counts the positions that hold no node: those a torus given by
+	// regions leaves uncovered (Nodes[i] == "").
+	Empty int
+}
+
+// Rings is a topology/ring configuration (Slurm 26.05 on; read from a
+// topology.yaml's "ring: {rings: [...]}"): its rings in file order, Slurm's ring
+// index (src/plugins/topology/ring/ring_record.c, ring_record_validate).
+type Rings struct {
+	Rings []Ring // in file order: the ring index, which breaks ties
+}
+
+// Ring is one ring of a topology/ring configuration: its nodes in ring order
+// (the hostlist's order, as hostlist_shift gives them; position i is next to
+// i-1 and i+1, the last next to the first).
+type Ring struct {
+	Name  string   // its "ring:" name
+	Line  int      // the line of its entry
+	Nodes []string // in ring order, as listed
+}
+
+// MaxRingSize is the most nodes a ring holds (ring_record.h, MAX_RING_SIZE;
+// ring_record_validate stops slurmctld with "Ring (%s) is bigger than 16",
+// counting the names that are nodes of slurm.conf).
+const MaxRingSize = 16
+
+// RingsOf returns t's rings, or an error naming what t is instead.
+func (t *Topology) RingsOf() (*Rings, error) {
+	if t.Rings == nil {
+		return nil, fmt.Errorf("a topology/%s configuration, not topology/ring (a topology.yaml's ring: rings)", t.Kind())
+	}
+	return t.Rings, nil
 }
 
 // where names the switch's line in messages: "line N", or "FILE line N" in an
@@ -443,6 +478,8 @@ func (t *Topology) graph(ctx context.Context) (*topo.Graph, error) {
 			return nil, err
 		}
 		return t.Torus.graph()
+	case t.Rings != nil:
+		return nil, fmt.Errorf("a topology/ring configuration (line %d) lists rings of at most %d nodes with no switches: it is a rule of Slurm's node selection (slurm:ring, procalloc plan), not a network; give the network another way (--graph, --machine)", t.Rings.Rings[0].Line, MaxRingSize)
 	}
 	return nil, fmt.Errorf("an empty topology")
 }
@@ -585,6 +622,9 @@ func (b *Blocks) graph(look *looker) (*topo.Graph, error) {
 }
 
 func (tr *Torus) graph() (*topo.Graph, error) {
+	if tr.Empty > 0 {
+		return nil, fmt.Errorf("line %d: torus3d: its regions leave %d of its %d positions without a node; the network there is not described (a router with no host, or none): give the network another way (--graph, --machine)", tr.Line, tr.Empty, len(tr.Nodes))
+	}
 	grid, err := topo.NewGrid(tr.Dims[:], []bool{true, true, true})
 	if err != nil {
 		return nil, err

@@ -343,8 +343,8 @@ ranking file) and Slurm's own selection (slurm:...) apply; the others place jobs
 coordinates and refuse.
 
 A job that fits the free nodes by count but that the allocator cannot place (bt, sbt,
-dbt: no free block of its power of two; slurm:tree and slurm:block: Slurm leaves it
-pending, reason Resources) waits until a release lets it start, under every
+dbt: no free block of its power of two; slurm:tree, slurm:block and slurm:ring: Slurm
+leaves it pending, reason Resources) waits until a release lets it start, under every
 scheduler: fcfs and cplant keep the queue behind it waiting; easy reserves for it the
 nodes Slurm's will-run test finds at the earliest estimated end and backfills around
 them (docs/sim.md, "Jobs that wait for a block"). A job the allocator cannot place even

@@ -47,7 +47,7 @@ func printCompressedHelp(w io.Writer, name string, fs *flag.FlagSet) {
 		}
 	}
 	if fs.Lookup("alloc") != nil {
-		slurmFiles = append(slurmFiles, "the FILE of slurm:tree:FILE and slurm:block:FILE")
+		slurmFiles = append(slurmFiles, "the FILE of slurm:tree:FILE, slurm:block:FILE and slurm:ring:FILE")
 	}
 	if len(slurmFiles) > 0 {
 		text += " Slurm's files (" + strings.Join(slurmFiles, ", ") + ") are read uncompressed only, as Slurm reads them."

@@ -25,9 +25,13 @@ func TestHostsCheckedAtRecord(t *testing.T) {
 		{[]string{"sim", "--trace", trace, "--machine", "mesh:4x4", "--hostlist", "n[1-16]", "--alloc", "as-run", "--sched", "as-run", "--tz", "UTC"}, 1, trace + `: line 3: job 2: recorded node "n17" is not a host of mesh:4x4`},
 		{[]string{"sim", "--trace", trace, "--machine", "mesh:4x4", "--hostlist", "n[1-16]", "--alloc", "as-run", "--sched", "as-run", "--tz", "UTC", "--skip-bad"}, 0, ""},
 		{[]string{"plan", "--machine", "mesh:4x4", "--hostlist", "n[1-16]", "--slurm-conf", conf, "--trace", trace, "-o", filepath.Join(dir, "p")}, 1, `line 3: job 2: recorded node "n17" is not a host of the network mesh:4x4`},
+		// A window: its records checked at their record, the others not.
+		{[]string{"sim", "--trace", trace, "--machine", "mesh:4x4", "--hostlist", "n[1-16]", "--slurm-conf", conf, "--alloc", "mc1x1", "--tz", "UTC", "--from", "0"}, 1, trace + `: line 3: job 2: recorded node "n17" is not a host of mesh:4x4`},
+		{[]string{"sim", "--trace", trace, "--machine", "mesh:4x4", "--hostlist", "n[1-16]", "--slurm-conf", conf, "--alloc", "mc1x1", "--tz", "UTC", "--from", "0", "--skip-bad"}, 0, "(1 malformed lines skipped)"},
+		{[]string{"sim", "--trace", trace, "--machine", "mesh:4x4", "--hostlist", "n[1-16]", "--slurm-conf", conf, "--alloc", "mc1x1", "--tz", "UTC", "--from", "5"}, 0, ""},
 	} {
-		code, _, stderr := runCLI(t, "", tc.args...)
-		if code != tc.code || !strings.Contains(stderr, tc.want) {
+		code, stdout, stderr := runCLI(t, "", tc.args...)
+		if code != tc.code || !strings.Contains(stdout+stderr, tc.want) {
 			t.Errorf("%s: exit %d, stderr %q; want exit %d and %q", strings.Join(tc.args, " "), code, stderr, tc.code, tc.want)
 		}
 	}
