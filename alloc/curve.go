@@ -3,9 +3,11 @@ package alloc
 import (
 	"fmt"
 	"math/bits"
+	"slices"
 	"strings"
 
 	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -98,6 +100,13 @@ func newCurveFromSpec(family, arg string, m topo.Machine, rule CurveRule, opt Op
 	}
 	o, err := resolveCurve(curve, m, opt)
 	if err != nil {
+		// bf:hilbert:rign is a curve and a misspelt option, not an unknown
+		// curve "hilbert:rign".
+		if i := strings.LastIndexByte(curve, ':'); i > 0 && slices.Contains(curves.Names(), curve[:i]) {
+			if near := textin.DidYouMean(curve[i+1:], []string{"ring", "linear"}); near != "" {
+				return nil, fmt.Errorf("unknown option %q after the curve%s: %s:CURVE[:ring]", textin.Clip(curve[i+1:]), near, family)
+			}
+		}
 		return nil, err
 	}
 	name := family + ":" + arg

@@ -284,7 +284,7 @@ func newSlurmFromSpec(arg string, m topo.Machine, opt Options) (Allocator, error
 		}
 		cfg.Rings, order = r, o
 	default:
-		return nil, fmt.Errorf("slurm needs a mode: slurm:consec[:ORDER], slurm:tree:TOPOLOGY.conf[:ORDER], slurm:block:TOPOLOGY.conf[:ORDER] or slurm:ring:TOPOLOGY.yaml[:NAME[:ORDER]], not %q", textin.Clip(arg))
+		return nil, fmt.Errorf("slurm needs a mode: slurm:consec[:ORDER], slurm:tree:TOPOLOGY.conf[:ORDER], slurm:block:TOPOLOGY.conf[:ORDER] or slurm:ring:TOPOLOGY.yaml[:NAME[:ORDER]], not %q%s", textin.Clip(arg), textin.DidYouMean(mode, []string{"consec", "tree", "block", "ring"}))
 	}
 	if order != "" {
 		o, err := resolveCurve(order, m, opt)

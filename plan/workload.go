@@ -89,7 +89,7 @@ func (p *Plan) checkWorkload() error {
 		}
 	}
 	if len(big) > 0 {
-		return &InputError{p.opt.TracePath, fmt.Errorf("%d jobs need more nodes than the %d compute hosts: %s", len(big), n, textin.FirstFew(big, 3, ", "))}
+		return &InputError{p.opt.TracePath, fmt.Errorf("%d jobs need more nodes than the %d compute hosts: %s: plan replays the site's own history; give this machine's (the compute hosts are the network's hosts that slurm.conf defines), cut to the period of this configuration (sacct -S/-E)", len(big), n, textin.FirstFew(big, 3, ", "))}
 	}
 	if tr.Format != sim.FormatSacct {
 		p.sched = sim.SchedEASY

@@ -128,7 +128,13 @@ func ParseCompat(s string) (Compat, error) {
 	case string(alloc.CompatSST):
 		return alloc.CompatSST, nil
 	}
-	return "", fmt.Errorf("%q: want premas, sst or empty", s)
+	return "", fmt.Errorf("%q: %s", s, WantCompat(s))
+}
+
+// WantCompat says what s, not a compat mode, should be: "want premas, sst or
+// empty", and the nearest name when s is a near miss (" (did you mean premas?)").
+func WantCompat(s string) string {
+	return "want premas, sst or empty" + textin.DidYouMean(s, []string{string(alloc.CompatPReMAS), string(alloc.CompatSST), "default"})
 }
 
 // Engine names the network model of a replay with communication (Spec.Comm). Its one

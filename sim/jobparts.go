@@ -34,6 +34,10 @@ type JobPartitions struct {
 	// UnknownWarning says how many jobs ran in partitions slurm.conf lacks
 	// (replayed in the default partition); "" when none did.
 	UnknownWarning string
+	// DroppedLarger counts the jobs larger than their partition left without a
+	// key (Keys[i] == "") when they are dropped (Spec.DropLarger) rather than
+	// refused.
+	DroppedLarger int
 }
 
 // UnionNote says how the heterogeneous jobs are replayed ("" when there is none).
@@ -73,6 +77,13 @@ func (e largerError) Unwrap() error { return ErrLargerThanPartition }
 // (the history is of another configuration); the size error is
 // ErrLargerThanPartition.
 func AssignPartitions(jobs []Job, mp *slurm.MachinePartitions, nodeIndex map[string]int, conf string) (*JobPartitions, error) {
+	return assignPartitions(jobs, mp, nodeIndex, conf, false)
+}
+
+// assignPartitions is AssignPartitions; with dropLarger a job larger than its
+// partition gets no key and is counted (DroppedLarger) instead of refused, as
+// Spec.DropLarger drops a job larger than the machine.
+func assignPartitions(jobs []Job, mp *slurm.MachinePartitions, nodeIndex map[string]int, conf string, dropLarger bool) (*JobPartitions, error) {
 	jp := &JobPartitions{Keys: make([]string, len(jobs)), Nodes: map[string][]int{}}
 	dkey, dnodes, union := mp.DefaultNodes()
 	jp.Default, jp.DefaultNodes, jp.NoDefault = dkey, dnodes, union
@@ -166,6 +177,10 @@ func AssignPartitions(jobs []Job, mp *slurm.MachinePartitions, nodeIndex map[str
 				}
 			}
 			if j.Procs > len(dnodes) {
+				if dropLarger {
+					jp.DroppedLarger++
+					continue
+				}
 				return nil, largerError{fmt.Sprintf("line %d: job %d needs %d nodes, the default partition %s has %d compute hosts", j.Line, j.ID, j.Procs, dkey, len(dnodes))}
 			}
 			use(i, dkey, dnodes)
@@ -183,6 +198,10 @@ func AssignPartitions(jobs []Job, mp *slurm.MachinePartitions, nodeIndex map[str
 		if chosen >= 0 {
 			cp, nodes := &mp.Conf[chosen], mp.Nodes[chosen]
 			if j.Procs > len(nodes) {
+				if dropLarger {
+					jp.DroppedLarger++
+					continue
+				}
 				return nil, largerError{fmt.Sprintf("line %d: job %d needs %d nodes, its partition %s has %d compute hosts", j.Line, j.ID, j.Procs, cp.Name, len(nodes))}
 			}
 			use(i, cp.Name, nodes)

@@ -611,7 +611,8 @@ type confParts struct {
 // readPartitions reads SlurmConf's partitions on m's nodes (named by Hosts, or
 // a graph's names; slurm.PartitionsOn) and returns jobs (a copy) each with the
 // partition it is replayed in (AssignPartitions, as procalloc plan assigns
-// them), and the warnings about them.
+// them), without those larger than their partition when DropLarger, and the
+// warnings about them.
 func (s *Spec) readPartitions(ctx context.Context, m topo.Machine, jobs []Job) ([]Job, *confParts, error) {
 	path := s.Path(s.SlurmConf)
 	fail := func(err error) error { return &FileError{Field: "SlurmConf", Path: path, Err: err} }
@@ -657,14 +658,19 @@ func (s *Spec) readPartitions(ctx context.Context, m topo.Machine, jobs []Job) (
 			tiers[cp.Name] = cp.PriorityTier
 		}
 	}
-	jp, err := AssignPartitions(jobs, mp, index, path)
+	jp, err := assignPartitions(jobs, mp, index, path, s.DropLarger)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", s.Trace, err)
 	}
-	jobs = slices.Clone(jobs)
+	kept := make([]Job, 0, len(jobs)-jp.DroppedLarger)
 	for i := range jobs {
-		jobs[i].Partition = jp.Keys[i]
+		if jp.Keys[i] == "" {
+			continue // larger than its partition, dropped (DropLarger)
+		}
+		kept = append(kept, jobs[i])
+		kept[len(kept)-1].Partition = jp.Keys[i]
 	}
+	jobs = kept
 	var warns []Warning
 	for _, text := range []string{jp.UnknownWarning, jp.UnionNote()} {
 		if text != "" {

@@ -61,8 +61,9 @@ type Spec struct {
 	// whole seconds from the trace's start, or dates YYYY-MM-DD[THH:MM:SS] in the
 	// trace's time zone (SWF header); "" leaves that end open.
 	From, To string
-	// DropLarger drops jobs larger than the machine (counted in the report) instead
-	// of failing on them.
+	// DropLarger drops jobs larger than the machine, and with SlurmConf those
+	// larger than their partition (counted in the report), instead of failing on
+	// them.
 	DropLarger bool
 	// Scale is the load scaling (work multiple, arrival contraction, replication).
 	Scale Scale
@@ -314,7 +315,7 @@ func (s *Spec) Validate() error {
 		add(fieldErr("Sched", strconv.Quote(textin.Clip(string(s.Sched))), "%s", wantChoice(string(s.Sched), scheds)))
 	}
 	if _, err := ParseCompat(string(s.Compat)); err != nil {
-		add(fieldErr("Compat", strconv.Quote(textin.Clip(string(s.Compat))), "want premas, sst or empty"))
+		add(fieldErr("Compat", strconv.Quote(textin.Clip(string(s.Compat))), "%s", WantCompat(string(s.Compat))))
 	}
 	if s.Sched == SchedAsRun && (s.Scale.Work != 1 || s.Scale.Contract != 1 || s.Scale.Replicate != 1 || s.From != "" || s.To != "" || (s.LoadFactor != 0 && s.LoadFactor != 1)) {
 		add(fieldErr("Sched", string(s.Sched), "replays production's own schedule: work multiple, contraction, replication, load factor and window do not apply"))
@@ -493,7 +494,7 @@ type Replay struct {
 	// Jobs are the jobs replayed: windowed, without those DropLarger dropped
 	// (DroppedLarger), scaled.
 	Jobs          []Job
-	DroppedLarger int // jobs larger than the machine dropped (Spec.DropLarger)
+	DroppedLarger int // jobs larger than the machine or their partition dropped (Spec.DropLarger)
 	// lazy, when set, generates the replicated jobs instead of Jobs (nil then): a
 	// replay without per-job records then holds the trace once, not its replicas.
 	lazy *replicaStream
@@ -634,8 +635,13 @@ func (s *Spec) PrepareContext(ctx context.Context) (*Replay, error) {
 	// Each job's partition (AssignPartitions), for the jobs replayed: those of
 	// the window, without the ones larger than the machine that were dropped.
 	if s.SlurmConf != "" {
+		before := len(rp.Jobs)
 		if rp.Jobs, rp.partitions, err = s.readPartitions(ctx, m, rp.Jobs); err != nil {
 			return nil, err
+		}
+		rp.DroppedLarger += before - len(rp.Jobs)
+		if len(rp.Jobs) == 0 {
+			return nil, fmt.Errorf("%s: every job is larger than its partition", s.Trace)
 		}
 	}
 	// The jobs their partition's state or limits would have kept from running,

@@ -139,7 +139,11 @@ func (p *placer) checkFits(r *Job) error {
 		p.fits[key] = err
 	}
 	if err != nil {
-		return fmt.Errorf("job %d (line %d) needs %d nodes; %s %w: %v", r.ID, r.Line, r.Procs, p.a.Name(), ErrNeverFits, err)
+		where := ""
+		if r.Partition != "" && p.parts != nil {
+			where = " of partition " + r.Partition
+		}
+		return fmt.Errorf("job %d (line %d) needs %d nodes%s; %s: %w: %v", r.ID, r.Line, r.Procs, where, p.a.Name(), ErrNeverFits, err)
 	}
 	return nil
 }

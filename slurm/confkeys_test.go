@@ -82,6 +82,9 @@ func TestReadConfUnknownKeys(t *testing.T) {
 // random edits) and on random strings.
 func TestDidYouMeanMatchesPlainLoop(t *testing.T) {
 	plain := func(table []confKey, key string) string {
+		if len(key) < 2 {
+			return "" // one letter is near every other: no hint
+		}
 		limit := 1
 		if len(key) > 5 {
 			limit = 2

@@ -455,7 +455,7 @@ func parseTopologyYAML(ctx context.Context, r io.Reader, name string) (*Topology
 	}
 	if pick < 0 {
 		if name != "" {
-			return nil, fmt.Errorf("no topology %q (the file has %s)", name, strings.Join(doc.names(), ", "))
+			return nil, fmt.Errorf("no topology %q (the file has %s)%s", name, strings.Join(doc.names(), ", "), textin.DidYouMean(name, doc.names()))
 		}
 		if len(doc.entries) != 1 {
 			return nil, fmt.Errorf("%d topologies (%s) and none has cluster_default: true; name one", len(doc.entries), strings.Join(doc.names(), ", "))

@@ -183,7 +183,11 @@ func WriteTopologyContext(ctx context.Context, w io.Writer, m topo.Machine, o cu
 		}
 	}
 	if len(reordered) > 0 {
-		warnings = append(warnings, fmt.Sprintf("Slurm keeps no node order inside a leaf switch: it takes a leaf's nodes in its node name order (strnatcmp), not in the order written (with TopologyParam=SwitchAsNodeRank, Slurm 23.02+, in the order of slurm.conf's NodeName lines: list those in ordering order too); %d leaves (%s) list their nodes in another order", len(reordered), textin.FirstFew(reordered, 5, ", ")))
+		which := fmt.Sprintf("%d leaves (%s) list their nodes", len(reordered), textin.FirstFew(reordered, 5, ", "))
+		if len(reordered) == 1 {
+			which = fmt.Sprintf("1 leaf (%s) lists its nodes", reordered[0])
+		}
+		warnings = append(warnings, fmt.Sprintf("Slurm keeps no node order inside a leaf switch: it takes a leaf's nodes in its node name order (strnatcmp), not in the order written (with TopologyParam=SwitchAsNodeRank, Slurm 23.02+, in the order of slurm.conf's NodeName lines: list those in ordering order too); %s in another order", which))
 	}
 	if grouped := slices.Concat(leafHosts...); !slices.Equal(grouped, []int(o)) {
 		warnings = append(warnings, "the ordering goes back and forth between leaf switches; a tree topology keeps each leaf's nodes together, so Slurm follows the ordering grouped by leaf")

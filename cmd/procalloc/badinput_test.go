@@ -106,7 +106,12 @@ func TestHostlistCommand(t *testing.T) {
 	if code != 0 || out != "n[1-3,7]\n" {
 		t.Fatalf("compress: exit %d, %q", code, out)
 	}
-	if code, _, stderr := runCLI(t, "", "hostlist", "expand", "n[3-1]"); code != 1 || !strings.Contains(stderr, "reversed range") {
+	// A malformed expression typed as an argument is a usage error, as it is given
+	// to --hostlist (exit 2); read from standard input, a failure (exit 1).
+	if code, _, stderr := runCLI(t, "", "hostlist", "expand", "n[3-1]"); code != 2 || !strings.Contains(stderr, "reversed range") {
+		t.Fatalf("reversed range: exit %d, %s", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, "n[3-1]\n", "hostlist", "expand", "-"); code != 1 || !strings.Contains(stderr, "reversed range") {
 		t.Fatalf("reversed range: exit %d, %s", code, stderr)
 	}
 	// White space separates names and empty elements are skipped, as in Slurm.
@@ -117,7 +122,7 @@ func TestHostlistCommand(t *testing.T) {
 	// One cap on the names of all the arguments together (30 arguments of 4,194,304
 	// names each ran out of memory).
 	big := "n[1-4194303]"
-	if code, _, stderr := runCLI(t, "", "hostlist", "expand", big, big, big); code != 1 || !strings.Contains(stderr, "4194304 host names in all") {
+	if code, _, stderr := runCLI(t, "", "hostlist", "expand", big, big, big); code != 2 || !strings.Contains(stderr, "4194304 host names in all") {
 		t.Fatalf("three large expressions: exit %d, %s", code, stderr)
 	}
 }

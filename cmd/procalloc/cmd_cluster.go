@@ -52,6 +52,9 @@ procalloc cluster --k 30 --dim 3 -o cluster30.txt`,
 				if len(args) > 0 {
 					return usagef("unexpected arguments %q", args)
 				}
+				if !isFlagGiven(fs, "k") {
+					return usagef("--k is required: the number of points (1..%d), e.g. --k 21", exact.MaxClusterK)
+				}
 				if *k < 1 {
 					return usagef("--k %d: must be in 1..%d", *k, exact.MaxClusterK)
 				}

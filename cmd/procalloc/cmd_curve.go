@@ -170,7 +170,7 @@ procalloc curve --graph topo/testdata/fattree.opareport.xml --graph-format opare
 					// Ordered anyway (a curve visits the parts one after another), but
 					// evaluate and order refuse such a network: say it.
 					if err := g.CheckConnected(); err != nil {
-						fmt.Fprintf(e.stderr, "procalloc: warning: --graph %s: %v: the ordering takes the parts one after another, and no hop distance joins them (evaluate and order refuse it)\n", gf.file, err)
+						e.warnf("--graph %s: %v: the ordering takes the parts one after another, and no hop distance joins them (evaluate and order refuse it)", gf.file, err)
 					}
 				}
 				rf, err := parseRankingFormat(*rankingFormat)
@@ -251,7 +251,7 @@ procalloc curve --graph topo/testdata/fattree.opareport.xml --graph-format opare
 						names = curves.NodeNames(m)
 					default:
 						// A resource manager would take node indices for host names.
-						return usagef("--format %s names hosts: it needs --hosts FILE or --hostlist EXPR (host names in node-index order); %s has no names of its own", f, m.Spec())
+						return usagef("--format %s names hosts: it needs --hosts FILE or --hostlist EXPR (host names in node-index order); %s has no names of its own", *format, m.Spec())
 					}
 				} else if hs.given() && curves.Summary(*curve) != "" {
 					return usagef("%s is only used with formats that name hosts (hosts, %s) and to read a ranking file that does", hs.flag(), formatList(curves.SchedulerFormats()))

@@ -156,10 +156,11 @@ func hostArgs(ctx context.Context, e *env, args []string, split func(line string
 
 // stdinErr names standard input in err when the names or expressions came from it
 // (an argument's error names the argument, which the user typed; a line of stdin,
-// maybe binary, is not recognisable alone).
+// maybe binary, is not recognisable alone). An argument's error is a usage error
+// (exit 2), as the same expression's is given to --hostlist.
 func stdinErr(fromStdin bool, err error) error {
 	if fromStdin {
 		return fmt.Errorf("%s: %w", inputName("-"), err)
 	}
-	return err
+	return usageError{err.Error()}
 }

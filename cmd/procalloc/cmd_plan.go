@@ -337,7 +337,7 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 					return err
 				}
 				for _, w := range p.Report.Warnings {
-					fmt.Fprintf(e.stderr, "warning: %s\n", w)
+					e.warnf("%s", w)
 				}
 				if *asJSON {
 					return writeJSON(e.stdout, &p.Report)

@@ -351,7 +351,12 @@ func whereMisses(terms []whereTerm, lines []sweep.Line) string {
 			continue
 		}
 		all := func(sweep.Params) bool { return true }
-		parts = append(parts, fmt.Sprintf("%s matches no item; the items' %s values: %s", t.text, t.key, listValues(distinctValues(lines, t.key, all))))
+		vs := distinctValues(lines, t.key, all)
+		hint := "" // a near value (n-body for nbody); numbers are not spelt
+		if _, value, _ := strings.Cut(t.text, "="); t.key != "contract" && t.key != "seed" {
+			hint = textin.DidYouMean(value, vs)
+		}
+		parts = append(parts, fmt.Sprintf("%s matches no item; the items' %s values: %s%s", t.text, t.key, listValues(vs), hint))
 	}
 	if len(parts) == 0 {
 		return " (each KEY=VALUE matches some items, not all of them together)"

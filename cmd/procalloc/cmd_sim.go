@@ -143,11 +143,15 @@ func specError(err error) error {
 	return fieldErrors(err, specFlag)
 }
 
-// tooLargeHint is err, a job larger than the machine (sim.ErrTooLarge), with the two
-// ways out the replay commands offer; nil for any other error.
+// tooLargeHint is err, a job larger than the machine (sim.ErrTooLarge) or its
+// partition (sim.ErrLargerThanPartition), with the ways out the replay commands
+// offer; nil for any other error.
 func tooLargeHint(err error) error {
-	if !errors.Is(err, sim.ErrTooLarge) || errors.Is(err, sim.ErrLargerThanPartition) {
-		return nil // a job larger than its partition: the message says it all
+	if errors.Is(err, sim.ErrLargerThanPartition) {
+		return fmt.Errorf("%w: --drop-larger replays the trace without such jobs", err)
+	}
+	if !errors.Is(err, sim.ErrTooLarge) {
+		return nil
 	}
 	return fmt.Errorf("%w: give a --machine of at least that many nodes, or --drop-larger to replay the trace without such jobs", err)
 }
@@ -246,7 +250,7 @@ func (f *simFlags) spec(ctx context.Context, e *env, allocSpec string) (sim.Spec
 	if s.Comm == "" {
 		for _, name := range []string{"msgs-per-second", "cycle-seconds"} {
 			if isFlagGiven(f.fs, name) {
-				fmt.Fprintf(e.stderr, "procalloc: warning: --%s is ignored: it goes with --comm PATTERN (without --comm run times come from the trace and no message is sent)\n", name)
+				e.warnf("--%s is ignored: it goes with --comm PATTERN (without --comm run times come from the trace and no message is sent)", name)
 			}
 		}
 	}
@@ -273,9 +277,9 @@ func printWarnings(e *env, ws []sim.Warning) {
 			continue
 		}
 		if flag := specFlag(w.Field); flag != "" && w.Field != "Alloc" {
-			fmt.Fprintf(e.stderr, "procalloc: warning: %s %s: %s\n", flag, w.File, w.Text)
+			e.warnf("%s %s: %s", flag, w.File, w.Text)
 		} else {
-			fmt.Fprintf(e.stderr, "procalloc: warning: %s\n", w)
+			e.warnf("%s", w)
 		}
 	}
 }
@@ -295,20 +299,20 @@ func readTrace(ctx context.Context, e *env, s *sim.Spec) error {
 		return err
 	}
 	if tr.Filtered > 0 {
-		fmt.Fprintf(e.stderr, "procalloc: %s: %d SWF records dropped by the conversion rules (no processors, unknown run time, negative submit time, cancelled before start; see 'procalloc help sim')\n", s.Trace, tr.Filtered)
+		e.notef("%s: %d SWF records dropped by the conversion rules (no processors, unknown run time, negative submit time, cancelled before start; see 'procalloc help sim')", s.Trace, tr.Filtered)
 	}
 	for _, why := range slices.Sorted(maps.Keys(tr.Skipped)) {
-		fmt.Fprintf(e.stderr, "procalloc: %s: %d sacct records skipped: %s\n", s.Trace, tr.Skipped[why], why)
+		e.notef("%s: %d sacct records skipped: %s", s.Trace, tr.Skipped[why], why)
 	}
 	if tr.HetJobs > 0 {
-		fmt.Fprintf(e.stderr, "procalloc: %s: %d heterogeneous jobs replayed as one job each: their components (JobID N+0, N+1, ...) start together, on their summed nodes\n", s.Trace, tr.HetJobs)
+		e.notef("%s: %d heterogeneous jobs replayed as one job each: their components (JobID N+0, N+1, ...) start together, on their summed nodes", s.Trace, tr.HetJobs)
 	}
 	zone := tr.TimeZone
 	if zone == "Local" {
 		zone = "the local zone (TZ=" + os.Getenv("TZ") + ")"
 	}
 	for _, why := range slices.Sorted(maps.Keys(tr.Impossible)) {
-		fmt.Fprintf(e.stderr, "procalloc: %s: %d impossible sacct records skipped: %s (times read in %s; --tz sets the zone)\n", s.Trace, tr.Impossible[why], why, zone)
+		e.notef("%s: %d impossible sacct records skipped: %s (times read in %s; --tz sets the zone)", s.Trace, tr.Impossible[why], why, zone)
 	}
 	s.TraceData = tr
 	return nil
@@ -603,7 +607,7 @@ procalloc sim --trace sim/testdata/sacct-fattree.txt --graph topo/testdata/topol
 				// A communication replay whose jobs ran a sliver of their trace run
 				// times leaves the machine nearly idle: its table looks fine.
 				if w := rep.Summary.Comm.NearlyIdle(rep.Summary.Utilization); w != "" {
-					fmt.Fprintf(e.stderr, "procalloc sim: warning: %s\n", w)
+					e.warnf("%s", w)
 				}
 				err = commitOutputs(e, staged, namedOutput{"-o", *out, func(w io.Writer) error {
 					if asJSON {
@@ -627,7 +631,7 @@ func printSimSummary(w io.Writer, o *sim.Report, metrics sim.MetricSet, bySize b
 		fmt.Fprintf(w, " (%d malformed lines skipped)", o.BadLines)
 	}
 	if o.DroppedLarger > 0 {
-		fmt.Fprintf(w, " (%d jobs larger than the machine dropped)", o.DroppedLarger)
+		fmt.Fprintf(w, " (%d jobs larger than the machine or their partition dropped)", o.DroppedLarger)
 	}
 	if s.Interrupted {
 		fmt.Fprintf(w, " (interrupted: the first %d of %d jobs, replayed before the stop)", s.Jobs, s.JobsInTrace)

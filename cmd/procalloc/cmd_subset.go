@@ -137,6 +137,9 @@ procalloc subset --algo ring --k 4 --points ring.txt --circumference 64`,
 				if flagSet(fs, "circumference") && a.name != "ring" {
 					return usagef("--circumference goes with --algo ring")
 				}
+				if !isFlagGiven(fs, "k") {
+					return usagef("--k is required: the number of points to choose, e.g. --k 16")
+				}
 				in, err := readSubsetInput(e, *points, *machine, *free)
 				if err != nil {
 					return err

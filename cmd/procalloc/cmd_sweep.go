@@ -383,7 +383,7 @@ func checkSpec(e *env, path string, spec *sweep.Spec) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	for _, w := range spec.Warnings() {
-		fmt.Fprintf(e.stderr, "warning: %s: %s\n", path, w)
+		e.warnf("%s: %s", path, w)
 	}
 	return nil
 }
@@ -601,7 +601,7 @@ procalloc merge bunde.shard-*.jsonl -o bunde.jsonl --json`,
 			specPath := fs.String("spec", "", "the sweep `file`, to list missing items (- for standard input)")
 			out := fs.String("o", "", "write the merged JSON lines to `FILE` instead of stdout")
 			csvOut := fs.String("csv", "", "also write a CSV table to `FILE`")
-			asJSON := fs.Bool("json", false, "report (items, failed, missing) as JSON on stderr; the merged lines are JSON already")
+			asJSON := fs.Bool("json", false, "report (items, failed, missing) as JSON: on stdout when -o and --csv name files, else on stderr (stdout then has the merged lines or the CSV)")
 			return func(ctx context.Context, e *env, args []string) error {
 				if len(args) == 0 {
 					return usagef("want at least one results file")
@@ -666,7 +666,14 @@ procalloc merge bunde.shard-*.jsonl -o bunde.jsonl --json`,
 					for _, it := range rep.Missing {
 						r.Missing = append(r.Missing, item{Index: it.Index, Key: it.Key})
 					}
-					if err := writeJSON(e.stderr, r); err != nil {
+					// The report goes where a pipe reads it (merge -o m.jsonl --json |
+					// python3 -m json.tool), unless the merged lines or the CSV are
+					// written there.
+					w := e.stdout
+					if writesStdout(*out) || *csvOut != "" && writesStdout(*csvOut) {
+						w = e.stderr
+					}
+					if err := writeJSON(w, r); err != nil {
 						return err
 					}
 					if len(rep.Failed) > 0 || len(rep.Missing) > 0 || (spec == nil && len(rep.Damaged) > 0) {

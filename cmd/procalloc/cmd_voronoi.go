@@ -55,6 +55,9 @@ procalloc voronoi --k 4 --points grid.txt --limit 5000 --time-limit 1m -o sets.t
 				if *points == "" {
 					return usagef("--points FILE is required ('-' for standard input)")
 				}
+				if !isFlagGiven(fs, "k") {
+					return usagef("--k is required: the size of the nearest sets, e.g. --k 3")
+				}
 				in, err := readSubsetInput(e, *points, "", "")
 				if err != nil {
 					return err

@@ -38,8 +38,19 @@ func printCompressedHelp(w io.Writer, name string, fs *flag.FlagSet) {
 		text += ", '-' (standard input) too"
 	}
 	text += ": told by their content, not their name, and decompressed as they are read; one cut short is an error naming the file."
-	if fs.Lookup("slurm-conf") != nil || fs.Lookup("alloc") != nil {
-		text += " Slurm's files (--slurm-conf, --topology-conf, the FILE of slurm:tree:FILE, slurm:block:FILE and slurm:ring:FILE) are read uncompressed only, as Slurm reads them."
+	// The Slurm files this command reads (bench has no --slurm-conf, plan no
+	// slurm:tree:FILE): each said once.
+	var slurmFiles []string
+	for _, f := range []string{"slurm-conf", "topology-conf"} {
+		if fs.Lookup(f) != nil {
+			slurmFiles = append(slurmFiles, dashed(f))
+		}
+	}
+	if fs.Lookup("alloc") != nil {
+		slurmFiles = append(slurmFiles, "the FILE of slurm:tree:FILE, slurm:block:FILE and slurm:ring:FILE")
+	}
+	if len(slurmFiles) > 0 {
+		text += " Slurm's files (" + strings.Join(slurmFiles, ", ") + ") are read uncompressed only, as Slurm reads them."
 	}
 	fmt.Fprintf(w, "\n%s\n", wrapWords(text, 88))
 }

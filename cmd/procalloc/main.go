@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"os/signal"
@@ -68,6 +69,24 @@ type env struct {
 	// warned holds the input warnings said (printWarnings), so that a file named
 	// by many replays (a sweep's items, compare's allocators) is warned of once.
 	warned sync.Map
+	// cmd is the command run ("sim"), which starts every line said on stderr
+	// ("procalloc sim: warning: ..."); set by run.
+	cmd string
+}
+
+// notef says on stderr what a command wants its user to know, as its errors
+// are said: "procalloc CMD: " and the text.
+func (e *env) notef(format string, a ...any) {
+	prefix := "procalloc: "
+	if e.cmd != "" {
+		prefix = "procalloc " + e.cmd + ": "
+	}
+	fmt.Fprintf(e.stderr, prefix+format+"\n", a...)
+}
+
+// warnf says a warning on stderr: "procalloc CMD: warning: " and the text.
+func (e *env) warnf(format string, a ...any) {
+	e.notef("warning: "+format, a...)
 }
 
 // usageError marks errors in the command line itself; they exit with status 2.
@@ -252,6 +271,7 @@ func run(ctx context.Context, e *env, args []string) (code int) {
 		printCommandList(e.stderr)
 		return 2
 	}
+	e.cmd = name
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	runFn := c.flags(fs)
@@ -340,7 +360,7 @@ func run(ctx context.Context, e *env, args []string) (code int) {
 		fmt.Fprintf(e.stderr, "procalloc %s: %v\nrun 'procalloc help %s' for usage\n", name, err, name)
 		return 2
 	case err != nil:
-		fmt.Fprintf(e.stderr, "procalloc %s: %v\n", name, err)
+		fmt.Fprintf(e.stderr, "procalloc %s: %s\n", name, withInputFlag(fs, err))
 		if hint := decompressHint(err, args); hint != "" {
 			fmt.Fprintf(e.stderr, "procalloc %s: %s\n", name, hint)
 		}
@@ -366,6 +386,28 @@ func run(ctx context.Context, e *env, args []string) (code int) {
 		return 1
 	}
 	return 0
+}
+
+// withInputFlag is err's text, with the flag whose file it could not open in
+// front when err says only "open FILE: ..." (sim --trace nosuch: "--trace: open
+// nosuch: no such file or directory", as plan's --trace and sim's --slurm-conf
+// said; a command reads several files).
+func withInputFlag(flags *flag.FlagSet, err error) string {
+	msg := err.Error()
+	var pe *fs.PathError
+	if !errors.As(err, &pe) || pe.Op != "open" || !strings.HasPrefix(msg, "open "+pe.Path+": ") {
+		return msg
+	}
+	var given []string
+	flags.Visit(func(f *flag.Flag) {
+		if f.Value.String() == pe.Path {
+			given = append(given, dashed(f.Name))
+		}
+	})
+	if len(given) != 1 {
+		return msg // an argument (sweep FILE), or the same file twice
+	}
+	return given[0] + ": " + msg
 }
 
 // errInterrupted is why the command's context ends on SIGINT or SIGTERM
@@ -552,7 +594,11 @@ func dashedFlagError(fs *flag.FlagSet, err error) string {
 			// A typo of a flag's name: name the flag meant (--trce: --trace).
 			var names []string
 			fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
-			msg += textin.DidYouMean(strings.TrimLeft(name, "-"), names, dashed)
+			hint := textin.DidYouMean(strings.TrimLeft(name, "-"), names, dashed)
+			if hint == "" {
+				hint = flagElsewhere(fs, strings.TrimLeft(name, "-"))
+			}
+			msg += hint
 		}
 		if head, ok := strings.CutSuffix(msg, ": parse error"); ok && marker == "for flag -" {
 			if want := flagValueWant(fs.Lookup(name)); want != "" {
@@ -562,6 +608,51 @@ func dashedFlagError(fs *flag.FlagSet, err error) string {
 		break
 	}
 	return msg
+}
+
+// flagSynonyms are groups of flag names that mean one thing in different
+// commands: compare's --loads is sim's and bench's --contract, sim's --alloc is
+// subset's --algo, and the work run at once is sweep's -j, compare's --parallel,
+// batch's --workers and order's --threads.
+var flagSynonyms = [][]string{
+	{"contract", "loads", "load", "load-factor"},
+	{"alloc", "algo"},
+	{"j", "parallel", "workers", "threads"},
+}
+
+// flagElsewhere is the hint for a flag name that fs (a command's flags) lacks
+// and that is no typo of its own flags: the flag of fs that other commands call
+// by that name (sim --loads: " (did you mean --contract?)"), else the commands that have a flag of that name (" (--baseline is a
+// flag of procalloc sim)"); "" when none does.
+func flagElsewhere(fs *flag.FlagSet, name string) string {
+	for _, group := range flagSynonyms {
+		if !slices.Contains(group, name) {
+			continue
+		}
+		for _, syn := range group {
+			if fs.Lookup(syn) != nil {
+				return fmt.Sprintf(" (did you mean %s?)", dashed(syn))
+			}
+		}
+	}
+	var has []string
+	for _, c := range commandNames() {
+		if c == fs.Name() {
+			continue
+		}
+		other := flag.NewFlagSet(c, flag.ContinueOnError)
+		commands[c].flags(other)
+		if other.Lookup(name) != nil {
+			has = append(has, "procalloc "+c)
+		}
+	}
+	switch len(has) {
+	case 0:
+		return ""
+	case 1:
+		return fmt.Sprintf(" (%s is a flag of %s)", dashed(name), has[0])
+	}
+	return fmt.Sprintf(" (%s is a flag of %s and %s)", dashed(name), strings.Join(has[:len(has)-1], ", "), has[len(has)-1])
 }
 
 // dashed is a flag's name as the help spells it: -o FILE and -j N, as in

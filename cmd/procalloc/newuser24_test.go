@@ -42,6 +42,21 @@ func TestTypoNamesTheNearOne(t *testing.T) {
 		{[]string{"netsim", "--machine", "mesh:4x4", "--rate", "0.1", "--traffic", "unifrom"}, `unknown traffic pattern "unifrom" (did you mean uniform?); valid:`},
 		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--alloc", "mm", "--pattern", "hallo2d"}, `unknown communication pattern "hallo2d" (did you mean halo2d?); valid:`},
 		{[]string{"plan", "--machine", "mesh:4x4", "--hostlist", "n[1-16]", "--slurm-conf", "../../plan/testdata/slurm.conf", "--deployment", "wieghts", "-o", "x"}, `deployment "wieghts": want one of current, as-run, weights, names, tree, block, torus3d (did you mean weights?)`},
+		// The twenty-ninth round's new user: --compat had no hint; a flag another
+		// command names otherwise (compare's --loads is sim's --contract; sim's
+		// --alloc is subset's --algo) none.
+		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--alloc", "mm", "--compat", "prmeas"}, `--compat "prmeas": want premas, sst or empty (did you mean premas?)`},
+		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--loads", "0.5"}, "flag provided but not defined: --loads (did you mean --contract?)"},
+		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--algo", "mm"}, "flag provided but not defined: --algo (did you mean --alloc?)"},
+		{[]string{"subset", "--alloc", "mm", "--k", "2", "--points", "x"}, "flag provided but not defined: --alloc (did you mean --algo?)"},
+		{[]string{"compare", "--trace", llnl, "--machine", "mesh:16x16", "--alloc", "mm", "--load", "1"}, "flag provided but not defined: --load (did you mean --loads?)"},
+		{[]string{"bench", "--trace", llnl, "--machine", "mesh:16x16", "--alloc", "mm", "--loads", "1"}, "flag provided but not defined: --loads (did you mean --contract?)"},
+		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--alloc", "bf:hilbert:rign"}, `allocator "bf:hilbert:rign": unknown option "rign" after the curve (did you mean ring?): bf:CURVE[:ring]`},
+		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--alloc", "slurm:tre:x.conf"}, `not "tre:x.conf" (did you mean tree?)`},
+		{[]string{"compare", "--trace", llnl, "--machine", "mesh:16x16", "--alloc", "mm", "-j", "2"}, "flag provided but not defined: -j (did you mean --parallel?)"},
+		{[]string{"sweep", "x.yaml", "--parallel", "2"}, "flag provided but not defined: --parallel (did you mean -j?)"},
+		{[]string{"batch", "--machine", "mesh:16x16:io=left", "--alloc", "bt", "-j", "2"}, "flag provided but not defined: -j (did you mean --workers?)"},
+		{[]string{"order", "--machine", "mesh:3x3", "--workers", "2"}, "flag provided but not defined: --workers (did you mean --threads?)"},
 	} {
 		code, stdout, stderr := runCLI(t, "", tc.args...)
 		if code != 2 || stdout != "" {

@@ -100,6 +100,19 @@ func removeTemps() {
 	}
 }
 
+// writesStdout reports whether an output flag's value writes to standard output
+// ("" and "-" too, as createOutputFlag takes them).
+func writesStdout(path string) bool {
+	if path == "" {
+		return true
+	}
+	switch filepath.Clean(path) {
+	case "-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1":
+		return true
+	}
+	return false
+}
+
 // createOutputFlag opens the output given by flag (named in errors: "--svg x.svg:
 // ..." rather than "-o x.svg: ...").
 func createOutputFlag(e *env, flag, path string) (*output, error) {

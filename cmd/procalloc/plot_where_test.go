@@ -66,7 +66,13 @@ func TestPlotSaysWhatToNarrow(t *testing.T) {
 		t.Errorf("base name: exit %d, %q; want %q", code, stderr, want)
 	}
 	code, _, stderr = runCLI(t, "", "plot", res, "--where", "trace=/x/a.swf,seed=3")
-	if want := `seed=3 matches no item; the items' seed values: 1, 2`; code != 2 || !strings.Contains(stderr, want) {
-		t.Errorf("seed: exit %d, %q; want %q", code, stderr, want)
+	if want := `seed=3 matches no item; the items' seed values: 1, 2`; code != 2 || !strings.Contains(stderr, want) || strings.Contains(stderr, "did you mean") {
+		t.Errorf("seed: exit %d, %q; want %q and no hint (numbers are not spelt)", code, stderr, want)
+	}
+	// A near value is named (the twenty-ninth round's new user: pattern=nbody for
+	// n-body got the list only).
+	code, _, stderr = runCLI(t, "", "plot", res, "--where", "trace=/x/a.swf,machine=mesh:4x5,seed=1")
+	if want := `machine=mesh:4x5 matches no item; the items' machine values: fattree:4,2:4, mesh:4x4 (did you mean mesh:4x4?)`; code != 2 || !strings.Contains(stderr, want) {
+		t.Errorf("near value: exit %d, %q; want %q", code, stderr, want)
 	}
 }

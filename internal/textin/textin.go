@@ -300,11 +300,12 @@ func (c contextReader) Read(p []byte) (int, error) {
 // Nearest returns the name of names nearest to name when it is a near miss, for a
 // "did you mean" hint: at most one edit (a letter added, dropped, changed, or two
 // neighbours swapped) for names of up to 5 letters, two for longer ones, case
-// ignored; ties go to the first in names. "" when none is near, or when name is
-// empty. Slurm's keys, the commands, their flags, allocators, curves and machine
+// ignored; ties go to the first in names. "" when none is near, or when name has
+// fewer than two letters (one letter is one edit from every other: -j is no typo
+// of -o). Slurm's keys, the commands, their flags, allocators, curves and machine
 // kinds use it.
 func Nearest(name string, names []string) string {
-	if name == "" {
+	if len(name) < 2 {
 		return ""
 	}
 	limit := 1

@@ -229,6 +229,7 @@ func TestNearest(t *testing.T) {
 		{"", cmds, ""},                // empty
 		{"mn", allocs, "mc"},          // the first of mc and mm
 		{"x", nil, ""},
+		{"b", []string{"a", "c"}, ""}, // one letter is near every other
 	} {
 		if got := Nearest(c.name, c.names); got != c.want {
 			t.Errorf("Nearest(%q) = %q, want %q", c.name, got, c.want)

@@ -253,7 +253,7 @@ var replayFlags = func() map[string]replayFlag {
 		"compat": enumFlag(func(s *sim.Spec, v string) error {
 			c, err := sim.ParseCompat(v) // "default" among its spellings
 			if err != nil {
-				return errors.New("want premas, sst or empty")
+				return errors.New(sim.WantCompat(v))
 			}
 			s.Compat = c
 			return nil
@@ -290,7 +290,7 @@ var replayFlags = func() map[string]replayFlag {
 		"to": strFlag(func(s *sim.Spec, v string) { s.To = v }).
 			with("To", "keep jobs arriving before `TIME` (as --from; after --from, else a usage error)"),
 		"drop-larger": boolFlag(func(s *sim.Spec, v bool) { s.DropLarger = v }).
-			with("DropLarger", "drop jobs larger than the machine (counted and reported) instead of failing"),
+			with("DropLarger", "drop jobs larger than the machine, and with --slurm-conf those larger than their partition (counted and reported), instead of failing"),
 		"comm": strFlag(func(s *sim.Spec, v string) { s.Comm = v }).
 			with("Comm", "let communication decide run times: each job sends --msgs-per-second messages per second of trace run time in `PATTERN` ("+strings.Join(netsim.Patterns(), ", ")+") over the routed network and ends when they have arrived"),
 		"pattern": strFlag(func(s *sim.Spec, v string) { s.Pattern = v }).

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -384,7 +385,7 @@ func (s *Spec) CheckFiles(items []Item) error {
 		}
 		seen[what+"\x00"+name] = true
 		if st, err := os.Stat(inDir(s.Dir, name)); err != nil {
-			errs = append(errs, fmt.Errorf("sweep file: %s %q: %w", what, textin.Clip(name), err))
+			errs = append(errs, fmt.Errorf("sweep file: %s %q: %w%s", what, textin.Clip(name), err, s.relativeHint(name, err)))
 		} else if st.IsDir() {
 			errs = append(errs, fmt.Errorf("sweep file: %s %q: a directory, not a %s", what, textin.Clip(name), kind))
 		}
@@ -400,6 +401,28 @@ func (s *Spec) CheckFiles(items []Item) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// relativeHint says, for a relative name that is not where the sweep file's
+// directory puts it but is there from the current directory, how to write it
+// (the user wrote it as on sim's command line); "" otherwise.
+func (s *Spec) relativeHint(name string, err error) string {
+	if !errors.Is(err, fs.ErrNotExist) || s.Dir == "" || filepath.IsAbs(name) {
+		return ""
+	}
+	if _, err := os.Stat(name); err != nil {
+		return ""
+	}
+	abs, err1 := filepath.Abs(name)
+	dir, err2 := filepath.Abs(s.Dir)
+	if err1 != nil || err2 != nil {
+		return ""
+	}
+	rel, err := filepath.Rel(dir, abs)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf(" (names in a sweep file are relative to its directory %s; %q is there from the current directory: write %q or an absolute name)", dir, name, rel)
 }
 
 // asWritten quotes entries i and j of a list node as the file writes them when they
