@@ -117,6 +117,19 @@ func randomRingsYAML(rng *rand.Rand, n int) string {
 	return b.String()
 }
 
+// shuffledSlurmLine is the machine mesh:n with the names n1..nN in random
+// order (Slurm indices, the names' order, are then not the node numbers).
+func shuffledSlurmLine(t *testing.T, rng *rand.Rand, n int) (topo.Machine, []string) {
+	t.Helper()
+	m, err := topo.ParseSpec(fmt.Sprintf("mesh:%d", n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := slurmNames(n)
+	rng.Shuffle(n, func(i, j int) { names[i], names[j] = names[j], names[i] })
+	return m, names
+}
+
 // TestSlurmRingMatchesModel checks slurm:ring against ringModel on random rings,
 // weights (equal, or 1-3) and free sets, every k from 1 to the free count; a
 // state where no ring node is free against slurm:consec on the same free set.
@@ -130,12 +143,7 @@ func TestSlurmRingMatchesModel(t *testing.T) {
 	for trial := range trials {
 		rng := rand.New(rand.NewPCG(uint64(trial), 77))
 		n := 4 + rng.IntN(30)
-		m, err := topo.ParseSpec(fmt.Sprintf("mesh:%d", n))
-		if err != nil {
-			t.Fatal(err)
-		}
-		names := slurmNames(n)
-		rng.Shuffle(n, func(i, j int) { names[i], names[j] = names[j], names[i] })
+		m, names := shuffledSlurmLine(t, rng, n)
 		var weights []uint32
 		if trial%2 == 1 {
 			weights = make([]uint32, n)
@@ -336,10 +344,10 @@ func checkRingFree(t *testing.T, a *SlurmAllocator, where string) {
 // TestSlurmRingIncrementalMatchesScan plays random histories (allocations,
 // releases, nodes occupied outside the emulation, partitions' views made and
 // switched, will-run clones) on 6-60 random rings of up to 16 nodes, shared
-// nodes and nodes on no ring, with equal, 1-3 or distinct weights: after every
-// step the incremental state is the free nodes' (checkRingFree), and every
-// decision equals the plain scan's (ringSelectScan) on the same state, placed
-// or refused alike.
+// nodes and nodes on no ring, with weights of randomSlurmWeights' four kinds:
+// after every step the incremental state is the free nodes' (checkRingFree),
+// and every decision equals the plain scan's (ringSelectScan) on the same
+// state, placed or refused alike.
 func TestSlurmRingIncrementalMatchesScan(t *testing.T) {
 	trials := 60
 	if testing.Short() {
@@ -349,25 +357,8 @@ func TestSlurmRingIncrementalMatchesScan(t *testing.T) {
 	for trial := range trials {
 		rng := rand.New(rand.NewPCG(uint64(trial), 1207))
 		n := 40 + rng.IntN(400)
-		m, err := topo.ParseSpec(fmt.Sprintf("mesh:%d", n))
-		if err != nil {
-			t.Fatal(err)
-		}
-		names := slurmNames(n)
-		rng.Shuffle(n, func(i, j int) { names[i], names[j] = names[j], names[i] })
-		var weights []uint32
-		switch trial % 3 {
-		case 1:
-			weights = make([]uint32, n)
-			for v := range weights {
-				weights[v] = uint32(1 + rng.IntN(3))
-			}
-		case 2:
-			weights = make([]uint32, n)
-			for v, r := range rng.Perm(n) {
-				weights[v] = uint32(r + 1)
-			}
-		}
+		m, names := shuffledSlurmLine(t, rng, n)
+		weights := randomSlurmWeights(rng, n, trial)
 		var b strings.Builder
 		b.WriteString("- topology: rings\n  ring:\n    rings:\n")
 		for i := range 6 + rng.IntN(55) {
