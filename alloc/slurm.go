@@ -141,8 +141,9 @@ type SlurmAllocator struct {
 	wo *weightOrder
 	tf *treeFree  // slurm:tree on the sums path
 	bf *blockFree // slurm:block
+	rf *ringFree  // slurm:ring
 	// views (slurm_view.go; nil: none): views[0] the whole machine's state,
-	// the others each a partition's; st, wo, tf and bf are views[vb.cur]'s;
+	// the others each a partition's; st, wo, tf, bf and rf are views[vb.cur]'s;
 	// vb the machine's free nodes (every change made there first) and the
 	// nodes of each view (views.go)
 	views []slurmView
@@ -440,7 +441,7 @@ func (a *SlurmAllocator) Warnings() []string { return slices.Clone(a.warnings) }
 func (a *SlurmAllocator) Clone() Fragmenting {
 	c := *a
 	s := a.cloneState(a)
-	c.st, c.wo, c.tf, c.bf = s.st, s.wo, s.tf, s.bf
+	c.st, c.wo, c.tf, c.bf, c.rf = s.st, s.wo, s.tf, s.bf, s.rf
 	a.cloneViews(&c)
 	return &c
 }

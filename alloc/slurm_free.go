@@ -207,23 +207,29 @@ func appendRun(picked []int32, start, n int32) []int32 {
 // noteChange keeps the incremental state up to date after nodes (machine node
 // indices) became free (free) or busy.
 func (a *SlurmAllocator) noteChange(nodes []int, free bool) {
-	a.noteChangeIn(a.wo, a.tf, a.bf, nodes, free)
+	a.noteChangeIn(a.cur(), nodes, free)
 }
 
-// noteChangeIn is noteChange on the incremental state wo, tf, bf (a view's).
-func (a *SlurmAllocator) noteChangeIn(wo *weightOrder, tf *treeFree, bf *blockFree, nodes []int, free bool) {
+// cur is the current incremental state (the current view's) as a slurmView.
+func (a *SlurmAllocator) cur() slurmView {
+	return slurmView{st: a.st, wo: a.wo, tf: a.tf, bf: a.bf, rf: a.rf}
+}
+
+// noteChangeIn is noteChange on the incremental state vw (a view's; st not used).
+func (a *SlurmAllocator) noteChangeIn(vw slurmView, nodes []int, free bool) {
 	d := int32(-1)
 	if free {
 		d = 1
 	}
 	for _, v := range nodes {
-		a.noteOne(wo, tf, bf, a.idx[v], d, free)
+		a.noteOne(vw, a.idx[v], d, free)
 	}
 }
 
 // noteOne is noteChangeIn of Slurm index s (d: 1 freed, -1 taken).
-func (a *SlurmAllocator) noteOne(wo *weightOrder, tf *treeFree, bf *blockFree, s, d int32, free bool) {
-	wo.set(s, free)
+func (a *SlurmAllocator) noteOne(vw slurmView, s, d int32, free bool) {
+	vw.wo.set(s, free)
+	tf, bf := vw.tf, vw.bf
 	if tf != nil {
 		if l := a.tr.leafOf[s]; l >= 0 {
 			if tf.lowDirty != nil {
@@ -246,6 +252,9 @@ func (a *SlurmAllocator) noteOne(wo *weightOrder, tf *treeFree, bf *blockFree, s
 			bf.free[i] += d
 			bf.lowDirty[i] = true
 		}
+	}
+	if vw.rf != nil {
+		a.ring.note(vw.rf, s, free)
 	}
 }
 

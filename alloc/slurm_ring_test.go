@@ -3,6 +3,7 @@ package alloc
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -116,6 +117,19 @@ func randomRingsYAML(rng *rand.Rand, n int) string {
 	return b.String()
 }
 
+// shuffledSlurmLine is the machine mesh:n with the names n1..nN in random
+// order (Slurm indices, the names' order, are then not the node numbers).
+func shuffledSlurmLine(t *testing.T, rng *rand.Rand, n int) (topo.Machine, []string) {
+	t.Helper()
+	m, err := topo.ParseSpec(fmt.Sprintf("mesh:%d", n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := slurmNames(n)
+	rng.Shuffle(n, func(i, j int) { names[i], names[j] = names[j], names[i] })
+	return m, names
+}
+
 // TestSlurmRingMatchesModel checks slurm:ring against ringModel on random rings,
 // weights (equal, or 1-3) and free sets, every k from 1 to the free count; a
 // state where no ring node is free against slurm:consec on the same free set.
@@ -129,12 +143,7 @@ func TestSlurmRingMatchesModel(t *testing.T) {
 	for trial := range trials {
 		rng := rand.New(rand.NewPCG(uint64(trial), 77))
 		n := 4 + rng.IntN(30)
-		m, err := topo.ParseSpec(fmt.Sprintf("mesh:%d", n))
-		if err != nil {
-			t.Fatal(err)
-		}
-		names := slurmNames(n)
-		rng.Shuffle(n, func(i, j int) { names[i], names[j] = names[j], names[i] })
+		m, names := shuffledSlurmLine(t, rng, n)
 		var weights []uint32
 		if trial%2 == 1 {
 			weights = make([]uint32, n)
@@ -295,5 +304,213 @@ func TestSlurmRingErrors(t *testing.T) {
 	}
 	if _, err := a.Allocate(17); !errors.Is(err, ErrFragmented) || !strings.Contains(err.Error(), "the largest ring has 16 nodes") {
 		t.Errorf("k=17: %v", err)
+	}
+}
+
+// checkRingFree checks a's current incremental ring state against its free
+// nodes read one by one: each ring's free positions, the rings by free count,
+// the free nodes on some ring.
+func checkRingFree(t *testing.T, a *SlurmAllocator, where string) {
+	t.Helper()
+	rs, rf := a.ring, a.rf
+	on := 0
+	for _, s := range rs.onAny {
+		if a.free(s) {
+			on++
+		}
+	}
+	if rf.onFree != on {
+		t.Fatalf("%s: %d free ring nodes counted, %d free", where, rf.onFree, on)
+	}
+	for i, ring := range rs.ring {
+		var m uint16
+		for p, s := range ring {
+			if a.free(s) {
+				m |= 1 << p
+			}
+		}
+		if rf.mask[i] != m {
+			t.Fatalf("%s: ring %d free positions %b, want %b", where, i, rf.mask[i], m)
+		}
+		for c := range slurm.MaxRingSize + 1 {
+			in := rf.byIdle[c*rs.words+i>>6]>>(i&63)&1 != 0
+			if in != (c == bits.OnesCount16(m)) {
+				t.Fatalf("%s: ring %d (%d free) in the list of %d free: %v", where, i, bits.OnesCount16(m), c, in)
+			}
+		}
+	}
+}
+
+// TestSlurmRingIncrementalMatchesScan plays random histories (allocations,
+// releases, nodes occupied outside the emulation, partitions' views made and
+// switched, will-run clones) on 6-60 random rings of up to 16 nodes, shared
+// nodes and nodes on no ring, with weights of randomSlurmWeights' four kinds:
+// after every step the incremental state is the free nodes' (checkRingFree),
+// and every decision equals the plain scan's (ringSelectScan) on the same
+// state, placed or refused alike.
+func TestSlurmRingIncrementalMatchesScan(t *testing.T) {
+	trials := 60
+	if testing.Short() {
+		trials = 20
+	}
+	var placed, waited, cloned int
+	for trial := range trials {
+		rng := rand.New(rand.NewPCG(uint64(trial), 1207))
+		n := 40 + rng.IntN(400)
+		m, names := shuffledSlurmLine(t, rng, n)
+		weights := randomSlurmWeights(rng, n, trial)
+		var b strings.Builder
+		b.WriteString("- topology: rings\n  ring:\n    rings:\n")
+		for i := range 6 + rng.IntN(55) {
+			size := 1 + rng.IntN(slurm.MaxRingSize)
+			var nm []string
+			for _, v := range rng.Perm(n)[:size] {
+				nm = append(nm, names[v])
+			}
+			fmt.Fprintf(&b, "      - ring: r%d\n        nodes: %s\n", i, strings.Join(nm, ","))
+		}
+		top, err := slurm.ParseTopologyYAML(strings.NewReader(b.String()), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := NewSlurm(m, SlurmConfig{Names: names, Weights: weights, Rings: top.Rings})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var jobs [][]int
+		views := []int{0}
+		for step := range 300 {
+			where := fmt.Sprintf("trial %d step %d", trial, step)
+			switch op := rng.IntN(10); {
+			case op < 5 && a.NumFree() > 0:
+				k := 1 + rng.IntN(min(a.NumFree(), slurm.MaxRingSize+2))
+				c := a.Clone().(*SlurmAllocator)
+				want, werr := c.ringSelectScan(k)
+				got, err := a.ringSelect(k)
+				if (err == nil) != (werr == nil) || !slices.Equal(got, want) {
+					t.Fatalf("%s k=%d: incremental %v, %v; scan %v, %v", where, k, got, err, want, werr)
+				}
+				if err != nil {
+					waited++
+					continue
+				}
+				out, err := a.Allocate(k)
+				if err != nil {
+					t.Fatalf("%s: %v", where, err)
+				}
+				jobs = append(jobs, out)
+				placed++
+			case op < 8 && len(jobs) > 0:
+				j := rng.IntN(len(jobs))
+				if err := a.Release(jobs[j]); err != nil {
+					t.Fatalf("%s: %v", where, err)
+				}
+				jobs = slices.Delete(jobs, j, j+1)
+			case op == 8:
+				var occ []int
+				for v := range n {
+					if a.vb.on() && !a.vb.truth.IsFree(v) || !a.vb.on() && !a.IsFree(v) {
+						continue
+					}
+					if rng.IntN(20) == 0 {
+						occ = append(occ, v)
+					}
+				}
+				if err := a.Occupy(occ); err != nil {
+					t.Fatalf("%s: %v", where, err)
+				}
+				jobs = append(jobs, occ)
+			default:
+				if len(views) < 4 && rng.IntN(2) == 0 {
+					away := make([]uint64, (n+63)/64)
+					lo := rng.IntN(n)
+					for v := lo; v < min(n, lo+n/3); v++ {
+						away[v>>6] |= 1 << (v & 63)
+					}
+					id, err := a.AddView(away)
+					if err != nil {
+						t.Fatal(err)
+					}
+					views = append(views, id)
+				}
+				if err := a.UseView(views[rng.IntN(len(views))]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			checkRingFree(t, a, where)
+			if step%50 == 49 {
+				c := a.Clone().(*SlurmAllocator)
+				checkRingFree(t, c, where+" (clone)")
+				cloned++
+			}
+		}
+	}
+	t.Logf("%d placements and %d waits equal the scan's, %d clones checked", placed, waited, cloned)
+	if placed < 100 || waited < 100 {
+		t.Errorf("too few cases: %d placed, %d waits", placed, waited)
+	}
+}
+
+// BenchmarkSlurmRing131k: one release and one k-node decision (k 2-16) on
+// 131,072 nodes in 8,192 rings of 16 (Slurm's largest), half busy, Weight
+// equal or the node's rank (distinct); scan/ the same decisions by the plain
+// scan of every ring (ringSelectScan), the state left as it is.
+//
+//	go test -run '^$' -bench SlurmRing131k ./alloc
+func BenchmarkSlurmRing131k(b *testing.B) {
+	const n, size = 131072, 16
+	var yb strings.Builder
+	yb.WriteString("- topology: rings\n  ring:\n    rings:\n")
+	for r := range n / size {
+		fmt.Fprintf(&yb, "      - ring: r%d\n        nodes: n[%d-%d]\n", r, size*r+1, size*r+size)
+	}
+	top, err := slurm.ParseTopologyYAML(strings.NewReader(yb.String()), "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	m, err := topo.ParseSpec(fmt.Sprintf("mesh:%d", n))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, weighted := range []bool{false, true} {
+		var w []uint32
+		name := "equal"
+		if weighted {
+			name = "rank"
+			w = make([]uint32, n)
+			for v, r := range rand.New(rand.NewPCG(2, 2)).Perm(n) {
+				w[v] = uint32(r + 1)
+			}
+		}
+		a, err := NewSlurm(m, SlurmConfig{Names: slurmNames(n), Weights: w, Rings: top.Rings})
+		if err != nil {
+			b.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(1, 1))
+		var live [][]int
+		for a.NumFree() > n/2 {
+			if got, err := a.Allocate(2 + rng.IntN(size-1)); err == nil {
+				live = append(live, got)
+			}
+		}
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				j := rng.IntN(len(live))
+				if live[j] != nil {
+					if err := a.Release(live[j]); err != nil {
+						b.Fatal(err)
+					}
+				}
+				live[j] = nil
+				if got, err := a.Allocate(2 + rng.IntN(size-1)); err == nil {
+					live[j] = got
+				}
+			}
+		})
+		b.Run("scan/"+name, func(b *testing.B) {
+			for b.Loop() {
+				_, _ = a.ringSelectScan(2 + rng.IntN(size-1))
+			}
+		})
 	}
 }

@@ -30,6 +30,7 @@ type slurmView struct {
 	wo *weightOrder
 	tf *treeFree
 	bf *blockFree
+	rf *ringFree
 }
 
 // AddView adds the view of the machine less away (a bitmap of the nodes) and
@@ -38,7 +39,7 @@ type slurmView struct {
 func (a *SlurmAllocator) AddView(away []uint64) (int, error) {
 	if a.views == nil {
 		a.vb.begin(a.st)
-		a.views = []slurmView{{st: a.st, wo: a.wo, tf: a.tf, bf: a.bf}}
+		a.views = []slurmView{a.cur()}
 	}
 	id, _, err := a.vb.add(a.name, away)
 	if err != nil {
@@ -52,7 +53,7 @@ func (a *SlurmAllocator) AddView(away []uint64) (int, error) {
 	if a.vb.cur != 0 {
 		a.catchUp(0, whole)
 	}
-	c := &SlurmAllocator{st: whole.st, wo: whole.wo, tf: whole.tf, bf: whole.bf}
+	c := &SlurmAllocator{st: whole.st, wo: whole.wo, tf: whole.tf, bf: whole.bf, rf: whole.rf}
 	cl := a.cloneState(c)
 	var out []int
 	for v := range a.m.N() {
@@ -63,8 +64,8 @@ func (a *SlurmAllocator) AddView(away []uint64) (int, error) {
 	if err := cl.st.Take(out); err != nil {
 		return 0, fmt.Errorf("%s: internal error: making a view: %w", a.name, err)
 	}
-	a.noteChangeIn(cl.wo, cl.tf, cl.bf, out, false)
-	a.views = append(a.views, slurmView{st: cl.st, wo: cl.wo, tf: cl.tf, bf: cl.bf})
+	a.noteChangeIn(cl.cur(), out, false)
+	a.views = append(a.views, cl.cur())
 	return id, nil
 }
 
@@ -80,7 +81,7 @@ func (a *SlurmAllocator) UseView(v int) error {
 	}
 	vw := &a.views[v]
 	a.catchUp(v, vw)
-	a.st, a.wo, a.tf, a.bf = vw.st, vw.wo, vw.tf, vw.bf
+	a.st, a.wo, a.tf, a.bf, a.rf = vw.st, vw.wo, vw.tf, vw.bf, vw.rf
 	return nil
 }
 
@@ -92,12 +93,12 @@ func (a *SlurmAllocator) DropViews() {
 	}
 	vw := &a.views[0]
 	a.catchUp(0, vw)
-	a.st, a.wo, a.tf, a.bf = vw.st, vw.wo, vw.tf, vw.bf
+	a.st, a.wo, a.tf, a.bf, a.rf = vw.st, vw.wo, vw.tf, vw.bf, vw.rf
 	a.views = nil
 	a.vb.drop()
 }
 
-// cloneState returns the incremental state of b (st, wo, tf, bf) copied into a
+// cloneState returns the incremental state of b (st, wo, tf, bf, rf) copied into a
 // new allocator value (the rest is not set).
 func (a *SlurmAllocator) cloneState(b *SlurmAllocator) *SlurmAllocator {
 	c := &SlurmAllocator{st: b.st.Clone(), wo: b.wo.clone()}
@@ -106,6 +107,9 @@ func (a *SlurmAllocator) cloneState(b *SlurmAllocator) *SlurmAllocator {
 	}
 	if b.bf != nil {
 		c.bf = b.bf.clone()
+	}
+	if b.rf != nil {
+		c.rf = b.rf.clone()
 	}
 	return c
 }
@@ -150,7 +154,7 @@ func (a *SlurmAllocator) change(nodes []int, free bool) error {
 			a.st.free[w] &^= bit
 		}
 		a.st.nf += int(d)
-		a.noteOne(a.wo, a.tf, a.bf, a.idx[v], d, free)
+		a.noteOne(a.cur(), a.idx[v], d, free)
 	}
 	return nil
 }
@@ -168,7 +172,7 @@ func (a *SlurmAllocator) catchUp(v int, vw *slurmView) {
 				d = 1
 			}
 			vw.st.nf += int(d)
-			a.noteOne(vw.wo, vw.tf, vw.bf, a.idx[node], d, free)
+			a.noteOne(*vw, a.idx[node], d, free)
 		}
 		vw.st.free[w] ^= x
 	})
