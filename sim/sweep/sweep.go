@@ -19,6 +19,7 @@ import (
 
 	"github.com/procalloc/procalloc/alloc"
 	"github.com/procalloc/procalloc/internal/textin"
+	"github.com/procalloc/procalloc/netsim"
 	"github.com/procalloc/procalloc/sim"
 	"github.com/procalloc/procalloc/topo"
 	"go.yaml.in/yaml/v3"
@@ -129,16 +130,50 @@ func Parse(data []byte, name string) (*Spec, error) {
 			}
 		}
 	}
-	// Engines decode through sim.Engine's UnmarshalText; a wrong name is said here,
-	// with its line and entry.
-	if n := nodes["engines"]; n != nil {
+	// Engines, schedulers and patterns are closed sets: a wrong name is said here,
+	// with its line and entry, before any item runs (a misspelt scheduler used to
+	// pass --list and fail each of its items at the end of a cluster's run).
+	for _, c := range []struct {
+		key   string
+		check func(string) error // nil when the entry names a value of the set
+	}{
+		{"engines", func(v string) error {
+			if _, err := sim.ParseEngine(v); err != nil || v == "" {
+				return fmt.Errorf("want %s", sim.Choices(sim.Engines()))
+			}
+			return nil
+		}},
+		{"schedulers", func(v string) error {
+			_, err := sim.ParseSched(v)
+			return err
+		}},
+		{"patterns", func(v string) error {
+			if v == "none" {
+				return nil
+			}
+			_, err := netsim.ParsePattern(v)
+			return err
+		}},
+	} {
+		n := nodes[c.key]
+		if n == nil {
+			continue
+		}
 		for i, e := range n.Content {
 			for e.Kind == yaml.AliasNode && e.Alias != nil {
 				e = e.Alias
 			}
-			if _, err := sim.ParseEngine(e.Value); err != nil || e.Kind != yaml.ScalarNode || e.Value == "" {
-				return nil, fmt.Errorf("sweep file: line %d: engines: entry %d %q: want %s", e.Line, i+1, textin.Clip(e.Value), sim.Choices(sim.Engines()))
+			err := c.check(e.Value)
+			if err == nil && e.Kind == yaml.ScalarNode {
+				continue
 			}
+			why := "want a name"
+			if err != nil {
+				why = err.Error()
+				// sim's choice errors begin with the value quoted, said once here.
+				why = strings.TrimPrefix(why, strconv.Quote(e.Value)+": ")
+			}
+			return nil, fmt.Errorf("sweep file: line %d: %s: entry %d %q: %s", e.Line, c.key, i+1, textin.Clip(e.Value), why)
 		}
 	}
 	var s Spec

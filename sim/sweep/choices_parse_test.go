@@ -1,0 +1,76 @@
+package sweep
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/procalloc/procalloc/netsim"
+	"github.com/procalloc/procalloc/sim"
+)
+
+// near lists each name, and each name with one letter dropped, doubled or
+// swapped with the next: the typos of a sweep file.
+func near(names []string) []string {
+	var out []string
+	for _, n := range names {
+		out = append(out, n, strings.ToUpper(n))
+		for i := range n {
+			out = append(out, n[:i]+n[i+1:], n[:i+1]+n[i:])
+			if i+1 < len(n) {
+				out = append(out, n[:i]+string(n[i+1])+string(n[i])+n[i+2:])
+			}
+		}
+	}
+	return out
+}
+
+// A sweep file's scheduler or pattern is refused when it is read, naming its line
+// and entry, exactly when the item's replay would refuse it (sim.Spec.Validate, the
+// plain definition): before, a misspelt scheduler passed --list and the checks
+// before the first item, and each of its items failed at the end of the run.
+func TestSweepFileRefusesWhatEveryItemWouldFailOn(t *testing.T) {
+	scheds := make([]string, 0)
+	for _, s := range sim.Scheds() {
+		scheds = append(scheds, s.String())
+	}
+	for _, c := range []struct {
+		key   string
+		names []string
+		param func(*Params, string)
+	}{
+		{"schedulers", scheds, func(p *Params, v string) { p.Sched = sim.Sched(v) }},
+		{"patterns", append(netsim.Patterns(), "none", "nbody", "alltoall", "halo"), func(p *Params, v string) { p.Pattern = v }},
+	} {
+		refused := 0
+		for _, v := range near(c.names) {
+			if v == "" || strings.ContainsAny(v, ",[]{}:#&*!|>'\"%@`") {
+				continue
+			}
+			p := Params{Trace: "t.swf", Machine: "mesh:16x16", Alloc: "mc", Sched: sim.SchedFCFS, Contract: 1, Pattern: "none", Seed: 1}
+			c.param(&p, v)
+			spec := p.Spec("")
+			replayErr := spec.Validate()
+			file := fmt.Sprintf("traces: [t.swf]\nmachines: [mesh:16x16]\nallocators: [mc]\n%s: [%s]\n", c.key, v)
+			_, err := Parse([]byte(file), "s.yaml")
+			if (err == nil) != (replayErr == nil) {
+				t.Errorf("%s: [%s]: Parse says %v, the replay %v", c.key, v, err, replayErr)
+				continue
+			}
+			if err != nil {
+				refused++
+				if want := fmt.Sprintf("line 4: %s: entry 1 %q: ", c.key, v); !strings.Contains(err.Error(), want) {
+					t.Errorf("%s: [%s]: %v, want it to say %q", c.key, v, err, want)
+				}
+			}
+		}
+		if refused == 0 {
+			t.Errorf("%s: no near name was refused", c.key)
+		}
+	}
+	// A near miss gets its hint, as on sim's command line.
+	_, err := Parse([]byte("traces: [t.swf]\nmachines: [mesh:16x16]\nallocators: [mc]\nschedulers: [easy, fcsf]\n"), "s.yaml")
+	if err == nil || !strings.Contains(err.Error(), `line 4: schedulers: entry 2 "fcsf": want fcfs, easy, cplant or as-run (did you mean fcfs?)`) {
+		t.Errorf("fcsf: %v", err)
+	}
+}
