@@ -356,7 +356,11 @@ func whereMisses(terms []whereTerm, lines []sweep.Line) string {
 		if _, value, _ := strings.Cut(t.text, "="); t.key != "contract" && t.key != "seed" {
 			hint = textin.DidYouMean(value, vs)
 		}
-		parts = append(parts, fmt.Sprintf("%s matches no item; the items' %s values: %s%s", t.text, t.key, listValues(vs), hint))
+		values := fmt.Sprintf("the items' %s values: %s%s", t.key, listValues(vs), hint)
+		if len(terms) == 1 { // the message has just quoted the one term
+			return ": " + values
+		}
+		parts = append(parts, fmt.Sprintf("%s matches no item; %s", t.text, values))
 	}
 	if len(parts) == 0 {
 		return " (each KEY=VALUE matches some items, not all of them together)"
