@@ -1,10 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/procalloc/procalloc/sim/sweep"
 )
 
 // The table's order line holds an ordering of up to orderShown entries in full and
@@ -45,5 +51,49 @@ func TestOrderTableShowsTheEndsOfALongOrdering(t *testing.T) {
 		if line != want {
 			t.Errorf("%s: order line %q, want %q", c.machine, line, want)
 		}
+	}
+}
+
+// plot given the results of two sweeps of one name (a sweep file edited between
+// two array tasks) said "give --spec", a flag plot does not have. The message now
+// names the command that has it, and that command, run as said, gives a file plot
+// reads.
+func TestPlotOfTwoSweepsSaysACommandThatWorks(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "w.yaml")
+	if err := os.WriteFile(spec, []byte("name: w\ntraces: [/x/a.swf]\nmachines: [mesh:4x4]\nallocators: [genalg, mc1x1]\ncontract: [1, 0.5]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := sweep.ReadFile(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for f, id := range []string{"id-before-the-edit", s.ID()} {
+		var b bytes.Buffer
+		for _, it := range s.Items() {
+			if it.Index%2 != f { // one array task's share each
+				continue
+			}
+			raw, _ := json.Marshal(sweep.Line{Sweep: "w", SweepID: id, Item: it, Status: "ok", Result: json.RawMessage(fmt.Sprintf(`{"mean_response":%d}`, 10+it.Index))})
+			b.Write(append(raw, '\n'))
+		}
+		name := filepath.Join(dir, fmt.Sprintf("w.shard-%d.jsonl", f))
+		if err := os.WriteFile(name, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, name)
+	}
+	code, _, stderr := runCLI(t, "", append([]string{"plot"}, files...)...)
+	said := regexp.MustCompile(`procalloc (\w+) (--\w+) SWEEP_FILE`).FindStringSubmatch(stderr)
+	if code != 1 || said == nil {
+		t.Fatalf("plot of two sweeps: exit %d, %q: want a command to run", code, stderr)
+	}
+	merged := filepath.Join(dir, "m.jsonl")
+	if code, _, stderr := runCLI(t, "", append(append([]string{said[1]}, files...), said[2], spec, "-o", merged)...); code != 0 {
+		t.Fatalf("%s %s as said: exit %d, %q", said[1], said[2], code, stderr)
+	}
+	if code, out, stderr := runCLI(t, "", "plot", merged); code != 0 || !strings.Contains(out, "genalg") {
+		t.Fatalf("plot of the merged file: exit %d, %q %q", code, out, stderr)
 	}
 }
