@@ -7,9 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/procalloc/procalloc/bench"
 	"github.com/procalloc/procalloc/sim/sweep"
 )
 
@@ -95,5 +97,41 @@ func TestPlotOfTwoSweepsSaysACommandThatWorks(t *testing.T) {
 	}
 	if code, out, stderr := runCLI(t, "", "plot", merged); code != 0 || !strings.Contains(out, "genalg") {
 		t.Fatalf("plot of the merged file: exit %d, %q %q", code, out, stderr)
+	}
+}
+
+// A bench interrupted (Ctrl-C) or cut by --time-limit marks the allocator's row
+// "partial" in the table; the chart's legend named it as if it had run the whole
+// workload (the title says the workload's jobs).
+func TestBenchChartMarksPartialRuns(t *testing.T) {
+	q := len(bench.Quantiles())
+	row := func(alloc string, decisions int64, complete bool) bench.Result {
+		r := bench.Result{Alloc: alloc, Decisions: decisions, Complete: complete}
+		for i := range q {
+			r.Percentiles = append(r.Percentiles, float64((i+1)*len(alloc))) // each its own line
+		}
+		return r
+	}
+	rep := &bench.Report{Machine: "mesh:64x64", Jobs: 20000, Floor: row("read free set", 20000, true),
+		Allocs: []bench.Result{row("bf:hilbert", 20000, true), row("mm", 809, false)}}
+	var b bytes.Buffer
+	if err := writeBenchChart(&b, rep); err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, m := range regexp.MustCompile(`<text[^>]*>([^<]*)</text>`).FindAllStringSubmatch(b.String(), -1) {
+		texts = append(texts, m[1])
+	}
+	for _, r := range append([]bench.Result{rep.Floor}, rep.Allocs...) {
+		want := r.Alloc
+		if !r.Complete {
+			want = fmt.Sprintf("%s (partial: %d decisions)", r.Alloc, r.Decisions)
+		}
+		if !slices.Contains(texts, want) {
+			t.Errorf("legend lacks %q: %q", want, texts)
+		}
+	}
+	if slices.Contains(texts, "mm") {
+		t.Errorf("the partial run is named as a whole one: %q", texts)
 	}
 }
