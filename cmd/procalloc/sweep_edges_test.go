@@ -191,7 +191,7 @@ func TestSweepSbatchScriptQuotesEverything(t *testing.T) {
 		t.Fatalf("running the script: %v %s", err, b)
 	}
 	got := strings.Split(strings.TrimSuffix(string(mustRead(t, argsFile)), "\x00"), "\x00")
-	want := []string{"sweep", specPath, "-j", "2", "-o", "out$(touch PWNED4)'s `touch PWNED5`.shard-2.jsonl"}
+	want := []string{"sweep", specPath, "--shard", "2/3", "-j", "2", "-o", "out$(touch PWNED4)'s `touch PWNED5`.shard-2.jsonl"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("the script ran procalloc with\n%q\nwant\n%q\nscript:\n%s", got, want, script.String())
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -133,5 +134,93 @@ func TestBenchChartMarksPartialRuns(t *testing.T) {
 	}
 	if slices.Contains(texts, "mm") {
 		t.Errorf("the partial run is named as a whole one: %q", texts)
+	}
+}
+
+// A killed array task is naturally rerun alone: "sbatch --array=3 SCRIPT". Slurm
+// then tells the task it is the only one of its array (SLURM_ARRAY_TASK_MIN=3,
+// _COUNT=1), and the script's sweep, which took its shard from those variables,
+// ran shard 0/1, every item of the sweep, into the results file of task 3. The
+// script now gives --shard TASK_ID/N: run as Slurm runs it for --array=3 (bash,
+// with those variables), the task runs the items of index 3 mod N, no other.
+func TestSbatchTaskResubmittedAloneRunsItsShard(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	dir := t.TempDir()
+	specPath := writeSweep(t, dir, "bf:hilbert-trunc, mc1x1")
+	spec, err := sweep.ReadFile(specPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const shards = 4
+	// A stand-in for procalloc that records the arguments the script gives it.
+	fake := filepath.Join(dir, "procalloc")
+	os.WriteFile(fake, []byte("#!/bin/bash\nprintf '%s\\0' \"$@\" > \"$ARGS_FILE\"\n"), 0o755)
+	var script bytes.Buffer
+	if err := sbatchScript(&script, fake, specPath, spec, shards, 1, ""); err != nil {
+		t.Fatal(err)
+	}
+	scriptPath := filepath.Join(dir, "job.sbatch")
+	os.WriteFile(scriptPath, script.Bytes(), 0o644)
+	slurmEnv := map[string]string{ // sbatch --array=3 job.sbatch
+		"SLURM_ARRAY_TASK_ID": "3", "SLURM_ARRAY_TASK_MIN": "3", "SLURM_ARRAY_TASK_MAX": "3",
+		"SLURM_ARRAY_TASK_STEP": "1", "SLURM_ARRAY_TASK_COUNT": "1",
+	}
+	argsFile := filepath.Join(dir, "args")
+	cmd := exec.Command("bash", scriptPath)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "ARGS_FILE="+argsFile)
+	for k, v := range slurmEnv {
+		cmd.Env = append(cmd.Env, k+"="+v)
+		t.Setenv(k, v) // the in-process run below sees them too
+	}
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("running the script: %v %s", err, b)
+	}
+	args := strings.Split(strings.TrimSuffix(string(mustRead(t, argsFile)), "\x00"), "\x00")
+	for i, a := range args {
+		if a == "-o" {
+			args[i+1] = filepath.Join(dir, args[i+1]) // the task's working directory
+		}
+	}
+	if code, _, stderr := runCLI(t, "", args...); code != 0 {
+		t.Fatalf("%q: exit %d, %s", args, code, stderr)
+	}
+	var got, want []int
+	for l := range strings.SplitSeq(strings.TrimSpace(string(mustRead(t, filepath.Join(dir, "small.shard-3.jsonl")))), "\n") {
+		var line sweep.Line
+		if err := json.Unmarshal([]byte(l), &line); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, line.Index)
+	}
+	for _, it := range spec.Items() {
+		if it.Index%shards == 3 {
+			want = append(want, it.Index)
+		}
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("task 3 resubmitted alone ran items %v, want %v (index mod %d = 3)", got, want, shards)
+	}
+}
+
+// --sbatch with more shards than items wrote array tasks that run nothing, without
+// a word; the script is still written (a site may want the spare tasks).
+func TestSbatchMoreShardsThanItemsWarns(t *testing.T) {
+	dir := t.TempDir()
+	spec := writeSweep(t, dir, "bf:hilbert-trunc, mc1x1") // 8 items
+	for _, c := range []struct {
+		shards string
+		warn   string
+	}{{"20", "--shards 20 for 8 items: array tasks 8 to 19 run nothing (--shards 8 gives each task one item)"}, {"8", ""}, {"3", ""}} {
+		code, out, stderr := runCLI(t, "", "sweep", spec, "--sbatch", "--shards", c.shards)
+		if code != 0 || !strings.Contains(out, "--array=0-") {
+			t.Fatalf("--shards %s: exit %d, %q", c.shards, code, stderr)
+		}
+		if c.warn == "" && stderr != "" || c.warn != "" && !strings.Contains(stderr, "procalloc sweep: warning: "+c.warn) {
+			t.Errorf("--shards %s: stderr %q, want %q", c.shards, stderr, c.warn)
+		}
 	}
 }
