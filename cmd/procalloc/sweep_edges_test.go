@@ -324,7 +324,7 @@ func TestPlotEdges(t *testing.T) {
 	}{
 		{[]string{"--x", "seed"}, 1, "two items for a at seed = 1 differ in contract: narrow them with --where"},
 		{[]string{"--x", "contract"}, 1, "differ in seed"},
-		{[]string{"--x", "seed", "--where", "contract=0.50"}, 0, "1  3.0  7.0"},
+		{[]string{"--x", "seed", "--where", "contract=0.50"}, 0, "1  3.00  7.00"},
 		{[]string{"--x", "contract", "--where", "seed=2,alloc=b"}, 0, "0.5  8.0"},
 		{[]string{"--where", "contract=abc"}, 2, `"abc" is not a load factor`},
 		{[]string{"--where", "seed=-1"}, 2, `"-1" is not a seed`},

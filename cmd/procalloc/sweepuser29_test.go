@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -222,5 +225,30 @@ func TestSbatchMoreShardsThanItemsWarns(t *testing.T) {
 		if c.warn == "" && stderr != "" || c.warn != "" && !strings.Contains(stderr, "procalloc sweep: warning: "+c.warn) {
 			t.Errorf("--shards %s: stderr %q, want %q", c.shards, stderr, c.warn)
 		}
+	}
+}
+
+// plot's table showed every value with one decimal: utilization 0.61 and 0.64 both
+// as 0.6. A cell now reads back as its value to 3 significant digits (the error at
+// most half a unit of the third), with at least one decimal.
+func TestPlotCellKeepsThreeSignificantDigits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(29, 7))
+	for i := range 20000 {
+		v := math.Pow(10, rng.Float64()*16-8) // 1e-8 .. 1e8
+		if i%2 == 1 {
+			v = -v
+		}
+		cell := plotCell(v)
+		got, err := strconv.ParseFloat(cell, 64)
+		if err != nil || !strings.Contains(cell, ".") {
+			t.Fatalf("%g: cell %q", v, cell)
+		}
+		unit := math.Pow(10, math.Floor(math.Log10(math.Abs(v)))-2) // the third significant digit's
+		if math.Abs(got-v) > unit/2*(1+1e-9) {
+			t.Fatalf("%g: cell %q is %g off, more than half of %g", v, cell, math.Abs(got-v), unit)
+		}
+	}
+	if plotCell(0.61) == plotCell(0.64) || plotCell(0) != "0.0" || plotCell(13820.07) != "13820.1" {
+		t.Errorf("0.61 %q, 0.64 %q, 0 %q, 13820.07 %q", plotCell(0.61), plotCell(0.64), plotCell(0), plotCell(13820.07))
 	}
 }
