@@ -74,3 +74,25 @@ func TestSweepFileRefusesWhatEveryItemWouldFailOn(t *testing.T) {
 		t.Errorf("fcsf: %v", err)
 	}
 }
+
+// Two spellings of one pattern in patterns: are two items of one replay, refused
+// as a value listed twice is; every pair of names ParsePattern reads is checked
+// against the plain definition (the same pattern's Name).
+func TestSweepFileRefusesOnePatternTwice(t *testing.T) {
+	names := append(netsim.Patterns(), "nbody", "alltoall", "halo")
+	for _, a := range names {
+		for _, b := range names {
+			if a == b {
+				continue
+			}
+			pa, _ := netsim.ParsePattern(a)
+			pb, _ := netsim.ParsePattern(b)
+			_, err := Parse([]byte(fmt.Sprintf("traces: [t.swf]\nmachines: [mesh:16x16]\nallocators: [mc]\npatterns: [%s, %s]\n", a, b)), "s.yaml")
+			if same := pa.Name() == pb.Name(); same != (err != nil) {
+				t.Errorf("patterns: [%s, %s]: %v (one pattern: %v)", a, b, err, same)
+			} else if same && !strings.Contains(err.Error(), "are one pattern") {
+				t.Errorf("patterns: [%s, %s]: %v", a, b, err)
+			}
+		}
+	}
+}

@@ -242,6 +242,17 @@ func Parse(data []byte, name string) (*Spec, error) {
 			}
 		}
 	}
+	// A pattern's other spellings (nbody for n-body) are the same replay too.
+	canon := make([]string, len(s.Patterns))
+	for i, p := range s.Patterns {
+		canon[i] = p
+		if pat, err := netsim.ParsePattern(p); err == nil {
+			canon[i] = pat.Name()
+		}
+		if j := slices.Index(canon[:i], canon[i]); j >= 0 {
+			return nil, fmt.Errorf("sweep file: patterns: %q and %q are one pattern, %s (entries %d and %d): each once, else two items are the same replay", textin.Clip(s.Patterns[j]), textin.Clip(p), canon[i], j+1, i+1)
+		}
+	}
 	if err := checkKeyFlags(s.Flags); err != nil {
 		return nil, err
 	}
