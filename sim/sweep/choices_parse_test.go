@@ -2,9 +2,13 @@ package sweep
 
 import (
 	"fmt"
+	"maps"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/netsim"
 	"github.com/procalloc/procalloc/sim"
 )
@@ -94,5 +98,48 @@ func TestSweepFileRefusesOnePatternTwice(t *testing.T) {
 				t.Errorf("patterns: [%s, %s]: %v", a, b, err)
 			}
 		}
+	}
+}
+
+// A misspelt flag in flags: names the nearest replay flag, and a flag written with
+// its value in one entry ([--vcs 2]) is said to be two entries: every flag of the
+// table is tried both ways.
+func TestSweepFileFlagTyposSayWhatWasMeant(t *testing.T) {
+	names := slices.Sorted(maps.Keys(replayFlags))
+	hinted := 0
+	// check reads a sweep file with that one flags entry and makes its checks
+	// before any item runs (Spec.Check, as sweep and --list do).
+	check := func(flag string) error {
+		s, err := Parse([]byte(fmt.Sprintf("traces: [t.swf]\nmachines: [mesh:16x16]\nallocators: [mc]\nflags: [%q]\n", flag)), "s.yaml")
+		if err != nil {
+			return err
+		}
+		return s.Check()
+	}
+	for _, name := range names {
+		typo := name[:len(name)/2] + name[len(name)/2+1:] // a letter dropped
+		err := check(fmt.Sprintf("--%s", typo))
+		if slices.Contains(names, typo) {
+			continue // another flag's name
+		}
+		if err == nil {
+			t.Errorf("--%s: accepted", typo)
+			continue
+		}
+		if m := regexp.MustCompile(`did you mean --([a-z0-9-]+)\?`).FindStringSubmatch(err.Error()); m != nil {
+			hinted++
+			if d := textin.EditDistance(typo, m[1]); !slices.Contains(names, m[1]) || d > textin.EditDistance(typo, name) {
+				t.Errorf("--%s: hint --%s is not a nearest flag (--%s is %d edits away)", typo, m[1], name, textin.EditDistance(typo, name))
+			}
+		} else if len(typo) >= 2 {
+			t.Errorf("--%s: no hint: %v", typo, err)
+		}
+		err = check(fmt.Sprintf("--%s 2", name))
+		if want := fmt.Sprintf("two entries of the list: [--%s, 2]", name); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("[--%s 2]: %v, want %q", name, err, want)
+		}
+	}
+	if hinted == 0 {
+		t.Error("no typo got a hint")
 	}
 }
