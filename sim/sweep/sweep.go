@@ -130,51 +130,41 @@ func Parse(data []byte, name string) (*Spec, error) {
 			}
 		}
 	}
-	// Engines, schedulers and patterns are closed sets: a wrong name is said here,
+	// Engines, schedulers and patterns are closed sets: a wrong name is said
 	// with its line and entry, before any item runs (a misspelt scheduler used to
 	// pass --list and fail each of its items at the end of a cluster's run).
-	for _, c := range []struct {
-		key   string
-		check func(string) error // nil when the entry names a value of the set
-	}{
-		{"engines", func(v string) error {
-			if _, err := sim.ParseEngine(v); err != nil || v == "" {
-				return fmt.Errorf("want %s", sim.Choices(sim.Engines()))
-			}
-			return nil
-		}},
-		{"schedulers", func(v string) error {
-			_, err := sim.ParseSched(v)
-			return err
-		}},
-		{"patterns", func(v string) error {
-			if v == "none" {
-				return nil
-			}
-			_, err := netsim.ParsePattern(v)
-			return err
-		}},
-	} {
-		n := nodes[c.key]
+	// Engines are checked before decoding, which would refuse them without the
+	// line; schedulers and patterns after the checks of every list (control
+	// characters, the number of items).
+	checkChoices := func(key string, check func(string) error) error {
+		n := nodes[key]
 		if n == nil {
-			continue
+			return nil
 		}
 		for i, e := range n.Content {
 			for e.Kind == yaml.AliasNode && e.Alias != nil {
 				e = e.Alias
 			}
-			err := c.check(e.Value)
+			err := check(e.Value)
 			if err == nil && e.Kind == yaml.ScalarNode {
 				continue
 			}
 			why := "want a name"
 			if err != nil {
-				why = err.Error()
 				// sim's choice errors begin with the value quoted, said once here.
-				why = strings.TrimPrefix(why, strconv.Quote(e.Value)+": ")
+				why = strings.TrimPrefix(err.Error(), strconv.Quote(e.Value)+": ")
 			}
-			return nil, fmt.Errorf("sweep file: line %d: %s: entry %d %q: %s", e.Line, c.key, i+1, textin.Clip(e.Value), why)
+			return fmt.Errorf("sweep file: line %d: %s: entry %d %q: %s", e.Line, key, i+1, textin.Clip(e.Value), why)
 		}
+		return nil
+	}
+	if err := checkChoices("engines", func(v string) error {
+		if _, err := sim.ParseEngine(v); err != nil || v == "" {
+			return fmt.Errorf("want %s", sim.Choices(sim.Engines()))
+		}
+		return nil
+	}); err != nil {
+		return nil, err
 	}
 	var s Spec
 	if err := doc.Decode(&s); err != nil {
@@ -273,6 +263,21 @@ func Parse(data []byte, name string) (*Spec, error) {
 	}
 	if _, err := s.Count(); err != nil {
 		return nil, fmt.Errorf("sweep file: %w", err)
+	}
+	if err := checkChoices("schedulers", func(v string) error {
+		_, err := sim.ParseSched(v)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	if err := checkChoices("patterns", func(v string) error {
+		if v == "none" {
+			return nil
+		}
+		_, err := netsim.ParsePattern(v)
+		return err
+	}); err != nil {
+		return nil, err
 	}
 	return &s, nil
 }
