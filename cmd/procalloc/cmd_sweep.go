@@ -121,7 +121,8 @@ failed, exit 1.
 
 Before the first item runs (and for --sbatch and --list) the machine specs and the allocator
 names are checked: a bad one is an error naming its entry, not a failed item per
-trace. So is an allocator that applies to none of the machines (bf:hilbert, which
+trace; so are the schedulers, patterns and engines (a misspelt one is an error naming
+its line, two spellings of one pattern, nbody and n-body, are one value listed twice). So is an allocator that applies to none of the machines (bf:hilbert, which
 needs a 2^k x 2^k mesh, on mesh:10x10; a misspelt argument): each allocator is built
 on each machine of up to 65,536 nodes. Allocators that apply to some machines only
 (mc1x1 beside a fat tree) are a warning, one line per machine naming those whose
