@@ -331,7 +331,8 @@ func fmtRate(v float64) string {
 }
 
 // writeBenchChart draws each allocator's latency at bench.Quantiles (percent on
-// x), the floor included, with compare's line chart.
+// x), the floor included, with compare's line chart; a run cut short is marked
+// partial in the legend, with the decisions it made.
 func writeBenchChart(w io.Writer, rep *bench.Report) error {
 	var series []plot.Series
 	for _, r := range append([]bench.Result{rep.Floor}, rep.Allocs...) {
@@ -339,6 +340,9 @@ func writeBenchChart(w io.Writer, rep *bench.Report) error {
 			continue
 		}
 		s := plot.Series{Name: r.Alloc}
+		if !r.Complete { // as the table's "partial": Ctrl-C or --time-limit cut it short
+			s.Name = fmt.Sprintf("%s (partial: %d decisions)", r.Alloc, r.Decisions)
+		}
 		for i, q := range bench.Quantiles() {
 			s.X = append(s.X, 100*q)
 			s.Y = append(s.Y, max(r.Percentiles[i], 1e-3))

@@ -147,7 +147,9 @@ Its numbers are at most 64 KiB long each, n at most 5000.
 
 With -o FILE the ordering is written as a ranking file (--format, default from the
 extension, else pairs) and the summary goes to stdout; with --qap, -o FILE takes the
-report (the table, or the JSON with --json) instead of stdout. The launchers' formats
+report (the table, or the JSON with --json) instead of stdout. Without -o the table's
+order line holds an ordering of up to 64 entries in full, a longer one as its first and
+last 10 (the whole of it: -o FILE, or --json). The launchers' formats
 (hosts, rankfile) take --ranks-per-host K as curve does: K consecutive MPI ranks on
 each host in the ordering's order (each host's line K times).`,
 		example: `procalloc order --machine torus:4x4 --weights list:1,0.5 --json
@@ -341,7 +343,7 @@ procalloc order --machine mesh:6x6 --weights list:1,0.5 --formulation window3 --
 						if *asJSON {
 							return writeJSON(w, o)
 						}
-						return printOrder(w, o, true)
+						return printOrder(w, o, orderFull)
 					})
 				}
 				if *out != "" {
@@ -360,7 +362,11 @@ procalloc order --machine mesh:6x6 --weights list:1,0.5 --formulation window3 --
 				if *asJSON {
 					return writeJSON(e.stdout, o)
 				}
-				return printOrder(e.stdout, o, *out == "")
+				shown := orderEnds
+				if *out != "" {
+					shown = orderNone
+				}
+				return printOrder(e.stdout, o, shown)
 			}
 		},
 	})
@@ -485,7 +491,30 @@ func fillOrderOutput(r *order.Result) *orderOutput {
 	return o
 }
 
-func printOrder(w io.Writer, o *orderOutput, withOrder bool) error {
+// How printOrder shows the ordering: not at all (-o took it), in full (a
+// report file), or at most orderShown entries in full and a longer one by its
+// first and last orderEndsOf (on a terminal, 10^5 numbers on one line are no
+// summary).
+const (
+	orderNone = iota
+	orderFull
+	orderEnds
+
+	orderShown  = 64
+	orderEndsOf = 10
+)
+
+// orderLine is the table's order line: the ordering, or its ends when it is
+// longer than orderShown and mode is orderEnds.
+func orderLine(xs []int, mode int) string {
+	if mode == orderFull || len(xs) <= orderShown {
+		return joinInts(xs)
+	}
+	return fmt.Sprintf("%s ... %s (%d entries: the first and last %d; all of them with -o FILE or --json)",
+		joinInts(xs[:orderEndsOf]), joinInts(xs[len(xs)-orderEndsOf:]), len(xs), orderEndsOf)
+}
+
+func printOrder(w io.Writer, o *orderOutput, mode int) error {
 	src := o.Machine
 	if o.QAP != "" {
 		src = "qap " + o.QAP
@@ -529,8 +558,8 @@ func printOrder(w io.Writer, o *orderOutput, withOrder bool) error {
 	for _, n := range o.Notes {
 		fmt.Fprintf(w, "note         %s\n", n)
 	}
-	if withOrder {
-		fmt.Fprintf(w, "order        %s\n", joinInts(o.Order))
+	if mode != orderNone {
+		fmt.Fprintf(w, "order        %s\n", orderLine(o.Order, mode))
 	}
 	return nil
 }

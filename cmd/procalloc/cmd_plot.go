@@ -52,7 +52,8 @@ wrote them (a trace by the path listed under traces:, not its base name) and may
 hold commas (machine=fattree:4,2:4; an empty item, alloc=mm, is refused). The other parameters must then leave one
 value per allocator and x, else plot names each parameter that still varies, with
 its values, and a --where that keeps one value of each (exit 1). Prints a
-table (rows x, one column per allocator), or JSON; --svg also writes the chart.
+table (rows x, one column per allocator; values to 3 significant digits, at least one
+decimal), or JSON (every digit); --svg also writes the chart.
 A file - is standard input (once). Results files are read as by merge (lines of at
 most 16 MiB, files of at most 8 GiB, damaged lines skipped with a warning), a
 compare --json file is at most 8 GiB. A --y metric the items lack, or a --where that
@@ -193,7 +194,7 @@ procalloc plot bunde.jsonl --where pattern=n-body --json`,
 							for _, s := range series {
 								cell := "-"
 								if i := slices.Index(s.X, xv); i >= 0 {
-									cell = strconv.FormatFloat(s.Y[i], 'f', 1, 64)
+									cell = plotCell(s.Y[i])
 								}
 								row = append(row, cell)
 							}
@@ -204,6 +205,18 @@ procalloc plot bunde.jsonl --where pattern=n-body --json`,
 			}
 		},
 	})
+}
+
+// plotCell writes a table's value with at least 3 significant digits and at
+// least one decimal: 13820.1, 10.0, 3.29, 0.614. One decimal for all showed
+// utilization 0.61 and 0.64 alike as 0.6, and pairwise distances of 3.29 and
+// 3.33 as 3.3 (the JSON has every digit).
+func plotCell(v float64) string {
+	decimals := 1
+	if a := math.Abs(v); a > 0 && !math.IsInf(a, 0) {
+		decimals = max(1, 2-int(math.Floor(math.Log10(a))))
+	}
+	return strconv.FormatFloat(v, 'f', decimals, 64)
 }
 
 // whereTerm is one KEY=VALUE of --where: the text, its key and its test.
@@ -356,7 +369,11 @@ func whereMisses(terms []whereTerm, lines []sweep.Line) string {
 		if _, value, _ := strings.Cut(t.text, "="); t.key != "contract" && t.key != "seed" {
 			hint = textin.DidYouMean(value, vs)
 		}
-		parts = append(parts, fmt.Sprintf("%s matches no item; the items' %s values: %s%s", t.text, t.key, listValues(vs), hint))
+		values := fmt.Sprintf("the items' %s values: %s%s", t.key, listValues(vs), hint)
+		if len(terms) == 1 { // the message has just quoted the one term
+			return ": " + values
+		}
+		parts = append(parts, fmt.Sprintf("%s matches no item; %s", t.text, values))
 	}
 	if len(parts) == 0 {
 		return " (each KEY=VALUE matches some items, not all of them together)"

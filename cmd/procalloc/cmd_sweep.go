@@ -121,7 +121,8 @@ failed, exit 1.
 
 Before the first item runs (and for --sbatch and --list) the machine specs and the allocator
 names are checked: a bad one is an error naming its entry, not a failed item per
-trace. So is an allocator that applies to none of the machines (bf:hilbert, which
+trace; so are the schedulers, patterns and engines (a misspelt one is an error naming
+its line, two spellings of one pattern, nbody and n-body, are one value listed twice). So is an allocator that applies to none of the machines (bf:hilbert, which
 needs a 2^k x 2^k mesh, on mesh:10x10; a misspelt argument): each allocator is built
 on each machine of up to 65,536 nodes. Allocators that apply to some machines only
 (mc1x1 beside a fat tree) are a warning, one line per machine naming those whose
@@ -150,7 +151,11 @@ its -j): on nodes with fewer, sbatch refuses the script with "CPU count per node
 not be satisfied", so give --cpus 1 there (the loopback cluster of
 scripts/slurm-cluster.sh has 1-CPU nodes). Add your site's #SBATCH lines
 (--partition, --time) to the script; the results files and the tasks' logs go to
-the directory sbatch runs in; "procalloc merge" then joins the shards' files.
+the directory sbatch runs in; "procalloc merge" then joins the shards' files. The
+script gives each task --shard TASK_ID/N, so "sbatch --array=3,7 SCRIPT" reruns tasks
+3 and 7 alone (before, a task resubmitted alone took its shard from Slurm's
+variables, which then describe an array of one task, and ran every item). More
+--shards than items is a warning naming the tasks that would run nothing.
 --list prints the items (with --shard i/n, the shard's) and exits, after the checks
 a run makes before its first item (the same errors and exit 1, the same warnings).
 
@@ -246,6 +251,9 @@ procalloc merge bunde.shard-*.jsonl --spec examples/bunde2004.yaml -o bunde.json
 					return usagef("--json does not go with --sbatch: its output is the script (each array task's summary can be JSON: put --json in the script's command)")
 				}
 				if *sbatch {
+					if len(items) < *shards {
+						e.warnf("--shards %d for %d items: array tasks %d to %d run nothing (--shards %d gives each task one item)", *shards, len(items), len(items), *shards-1, len(items))
+					}
 					return writeSbatch(e.stdout, args[0], spec, *shards, *cpus, *out)
 				}
 				if *out == "" {
@@ -281,6 +289,7 @@ procalloc merge bunde.shard-*.jsonl --spec examples/bunde2004.yaml -o bunde.json
 					if si, sn, err = parseShard(*shard); err != nil {
 						return usageError{err.Error()}
 					}
+					inArray = os.Getenv("SLURM_ARRAY_TASK_ID") != "" // --sbatch's script gives --shard
 				} else if i, n, ok, err := shardFromEnv(os.Getenv); err != nil {
 					return usageError{err.Error()}
 				} else if ok {
@@ -543,14 +552,15 @@ func sbatchScript(w io.Writer, bin, abs string, spec *sweep.Spec, shards, cpus i
 	_, err := fmt.Fprintf(w, `#!/bin/bash
 # procalloc sweep %[1]s as a Slurm job array of %[2]d tasks; each task runs the items
 # whose index mod %[2]d is its index and appends them to its own results file
-# (resumable: resubmitting reruns only what is missing). When all have finished:
+# (resumable: resubmitting reruns only what is missing; "sbatch --array=3,7 SCRIPT"
+# reruns tasks 3 and 7 only: each task's shard is its task ID). When all have finished:
 #   %[3]s merge %[4]s*.jsonl --spec %[5]s -o %[6]s --csv %[7]s
 #SBATCH --job-name=procalloc-%[8]s
 #SBATCH --array=0-%[9]d
 #SBATCH --cpus-per-task=%[10]d
 #SBATCH --output=%[8]s_%%A_%%a.out
 set -euo pipefail
-exec %[3]s sweep %[5]s -j %[10]d -o %[4]s"${SLURM_ARRAY_TASK_ID}"'.jsonl'
+exec %[3]s sweep %[5]s --shard "${SLURM_ARRAY_TASK_ID}"/%[2]d -j %[10]d -o %[4]s"${SLURM_ARRAY_TASK_ID}"'.jsonl'
 `, q(spec.Name), shards, q(bin), q(prefix+".shard-"), q(abs), q(prefix+".jsonl"), q(prefix+".csv"), slurmName, shards-1, cpus)
 	return err
 }
@@ -691,12 +701,13 @@ procalloc merge bunde.shard-*.jsonl -o bunde.jsonl --json`,
 				}
 				n, shards := missingShards(rep)
 				if n > 0 {
-					var list []string
+					var list, ids []string
 					for _, r := range shards {
 						list = append(list, fmt.Sprintf("%d/%d", r, n))
+						ids = append(ids, strconv.Itoa(r))
 					}
-					fmt.Fprintf(e.stderr, "  the %d missing items are those of shard %s (index mod %d): run sweep --shard %s again, or sbatch the array's script again (each resumes its results file), then merge again\n",
-						len(rep.Missing), strings.Join(list, ", "), n, strings.Join(list, ", --shard "))
+					fmt.Fprintf(e.stderr, "  the %d missing items are those of shard %s (index mod %d): run sweep --shard %s again, or submit those tasks of the array's script again (sbatch --array=%s SCRIPT; each resumes its results file), then merge again\n",
+						len(rep.Missing), strings.Join(list, ", "), n, strings.Join(list, ", --shard "), strings.Join(ids, ","))
 				}
 				for i, it := range rep.Missing {
 					if i == 20 {

@@ -75,4 +75,10 @@ func TestPlotSaysWhatToNarrow(t *testing.T) {
 	if want := `machine=mesh:4x5 matches no item; the items' machine values: fattree:4,2:4, mesh:4x4 (did you mean mesh:4x4?)`; code != 2 || !strings.Contains(stderr, want) {
 		t.Errorf("near value: exit %d, %q; want %q", code, stderr, want)
 	}
+	// One term is quoted once (it was said twice: "--where \"seed=3\" matches none of
+	// the 16 items: seed=3 matches no item; ...").
+	code, _, stderr = runCLI(t, "", "plot", res, "--where", "machine=mesh:4x5")
+	if want := `--where "machine=mesh:4x5" matches none of the 16 items: the items' machine values: fattree:4,2:4, mesh:4x4 (did you mean mesh:4x4?)`; code != 2 || !strings.Contains(stderr, want) || strings.Count(stderr, "mesh:4x5") != 1 {
+		t.Errorf("one term: exit %d, %q; want %q, the term once", code, stderr, want)
+	}
 }

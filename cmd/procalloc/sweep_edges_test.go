@@ -191,7 +191,7 @@ func TestSweepSbatchScriptQuotesEverything(t *testing.T) {
 		t.Fatalf("running the script: %v %s", err, b)
 	}
 	got := strings.Split(strings.TrimSuffix(string(mustRead(t, argsFile)), "\x00"), "\x00")
-	want := []string{"sweep", specPath, "-j", "2", "-o", "out$(touch PWNED4)'s `touch PWNED5`.shard-2.jsonl"}
+	want := []string{"sweep", specPath, "--shard", "2/3", "-j", "2", "-o", "out$(touch PWNED4)'s `touch PWNED5`.shard-2.jsonl"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("the script ran procalloc with\n%q\nwant\n%q\nscript:\n%s", got, want, script.String())
 	}
@@ -324,7 +324,7 @@ func TestPlotEdges(t *testing.T) {
 	}{
 		{[]string{"--x", "seed"}, 1, "two items for a at seed = 1 differ in contract: narrow them with --where"},
 		{[]string{"--x", "contract"}, 1, "differ in seed"},
-		{[]string{"--x", "seed", "--where", "contract=0.50"}, 0, "1  3.0  7.0"},
+		{[]string{"--x", "seed", "--where", "contract=0.50"}, 0, "1  3.00  7.00"},
 		{[]string{"--x", "contract", "--where", "seed=2,alloc=b"}, 0, "0.5  8.0"},
 		{[]string{"--where", "contract=abc"}, 2, `"abc" is not a load factor`},
 		{[]string{"--where", "seed=-1"}, 2, `"-1" is not a seed`},

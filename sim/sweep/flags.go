@@ -3,6 +3,7 @@ package sweep
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -491,7 +492,12 @@ func applyFlags(s *sim.Spec, flags []string) (st flagState, err error) {
 		written := "--" + name
 		f, ok := replayFlags[name]
 		if !ok {
-			return st, &FlagError{Flag: written, Reason: "not one of sim's replay flags (a sweep item takes sim's replay flags; --convert and -o do not apply, and --per-job is the sweep's own, a directory)"}
+			if flag, value, ok := strings.Cut(name, " "); ok && replayFlags[flag].Usage != "" {
+				// flags: [--vcs 2], one entry, where the list wants two.
+				return st, &FlagError{Flag: written, Reason: fmt.Sprintf("a flag and its value are two entries of the list: [--%s, %s]", flag, strings.TrimSpace(value))}
+			}
+			hint := textin.DidYouMean(name, slices.Sorted(maps.Keys(replayFlags)), func(n string) string { return "--" + n })
+			return st, &FlagError{Flag: written, Reason: "not one of sim's replay flags" + hint + " (a sweep item takes sim's replay flags; --convert and -o do not apply, and --per-job is the sweep's own, a directory)"}
 		}
 		switch {
 		case f.Kind == KindBool && !hasValue:

@@ -523,7 +523,7 @@ func MergeInputs(inputs []Input, spec *Spec) (*MergeReport, error) {
 				if idFrom == "" {
 					id, idFrom = l.SweepID, fmt.Sprintf("%s line %d", in.Name, lr.n)
 				} else if l.SweepID != id {
-					return nil, fmt.Errorf("%s: line %d is of another sweep named %q than %s (sweep id %s, not %s: two sweep files of one name, or one edited between runs): merge the shards of one sweep, or give --spec to keep the items of the sweep as it is now: %w",
+					return nil, fmt.Errorf("%s: line %d is of another sweep named %q than %s (sweep id %s, not %s: two sweep files of one name, or one edited between runs): use the shards of one sweep, or keep the items of the sweep as it is now with procalloc merge --spec SWEEP_FILE: %w",
 						in.Name, lr.n, l.Sweep, idFrom, l.SweepID, id, ErrOtherSweep)
 				}
 			}

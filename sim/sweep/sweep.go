@@ -19,6 +19,7 @@ import (
 
 	"github.com/procalloc/procalloc/alloc"
 	"github.com/procalloc/procalloc/internal/textin"
+	"github.com/procalloc/procalloc/netsim"
 	"github.com/procalloc/procalloc/sim"
 	"github.com/procalloc/procalloc/topo"
 	"go.yaml.in/yaml/v3"
@@ -129,17 +130,41 @@ func Parse(data []byte, name string) (*Spec, error) {
 			}
 		}
 	}
-	// Engines decode through sim.Engine's UnmarshalText; a wrong name is said here,
-	// with its line and entry.
-	if n := nodes["engines"]; n != nil {
+	// Engines, schedulers and patterns are closed sets: a wrong name is said
+	// with its line and entry, before any item runs (a misspelt scheduler used to
+	// pass --list and fail each of its items at the end of a cluster's run).
+	// Engines are checked before decoding, which would refuse them without the
+	// line; schedulers and patterns after the checks of every list (control
+	// characters, the number of items).
+	checkChoices := func(key string, check func(string) error) error {
+		n := nodes[key]
+		if n == nil {
+			return nil
+		}
 		for i, e := range n.Content {
 			for e.Kind == yaml.AliasNode && e.Alias != nil {
 				e = e.Alias
 			}
-			if _, err := sim.ParseEngine(e.Value); err != nil || e.Kind != yaml.ScalarNode || e.Value == "" {
-				return nil, fmt.Errorf("sweep file: line %d: engines: entry %d %q: want %s", e.Line, i+1, textin.Clip(e.Value), sim.Choices(sim.Engines()))
+			err := check(e.Value)
+			if err == nil && e.Kind == yaml.ScalarNode {
+				continue
 			}
+			why := "want a name"
+			if err != nil {
+				// sim's choice errors begin with the value quoted, said once here.
+				why = strings.TrimPrefix(err.Error(), strconv.Quote(e.Value)+": ")
+			}
+			return fmt.Errorf("sweep file: line %d: %s: entry %d %q: %s", e.Line, key, i+1, textin.Clip(e.Value), why)
 		}
+		return nil
+	}
+	if err := checkChoices("engines", func(v string) error {
+		if _, err := sim.ParseEngine(v); err != nil || v == "" {
+			return fmt.Errorf("want %s", sim.Choices(sim.Engines()))
+		}
+		return nil
+	}); err != nil {
+		return nil, err
 	}
 	var s Spec
 	if err := doc.Decode(&s); err != nil {
@@ -207,6 +232,17 @@ func Parse(data []byte, name string) (*Spec, error) {
 			}
 		}
 	}
+	// A pattern's other spellings (nbody for n-body) are the same replay too.
+	canon := make([]string, len(s.Patterns))
+	for i, p := range s.Patterns {
+		canon[i] = p
+		if pat, err := netsim.ParsePattern(p); err == nil {
+			canon[i] = pat.Name()
+		}
+		if j := slices.Index(canon[:i], canon[i]); j >= 0 {
+			return nil, fmt.Errorf("sweep file: patterns: %q and %q are one pattern, %s (entries %d and %d): each once, else two items are the same replay", textin.Clip(s.Patterns[j]), textin.Clip(p), canon[i], j+1, i+1)
+		}
+	}
 	if err := checkKeyFlags(s.Flags); err != nil {
 		return nil, err
 	}
@@ -227,6 +263,21 @@ func Parse(data []byte, name string) (*Spec, error) {
 	}
 	if _, err := s.Count(); err != nil {
 		return nil, fmt.Errorf("sweep file: %w", err)
+	}
+	if err := checkChoices("schedulers", func(v string) error {
+		_, err := sim.ParseSched(v)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	if err := checkChoices("patterns", func(v string) error {
+		if v == "none" {
+			return nil
+		}
+		_, err := netsim.ParsePattern(v)
+		return err
+	}); err != nil {
+		return nil, err
 	}
 	return &s, nil
 }
