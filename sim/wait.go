@@ -104,6 +104,13 @@ type reservation struct {
 	version uint64
 	shadow  int64
 	nodes   []int
+	// now is the time of the test; byCount is set when every time it
+	// tried before the shadow time (and the state it started from) had
+	// fewer than the head's nodes free, so that no allocator refusal went
+	// into it (placer.keepReservation).
+	now     int64
+	byCount bool
+	kept    bool // carried over a start by keepReservation (held at now only)
 }
 
 func newPlacer(a alloc.Allocator, clock *alloc.Clock, tab *jobTable) *placer {
@@ -214,14 +221,28 @@ func (p *placer) released() { p.version++ }
 // end (those past their estimate now), and the head is placed after each end
 // time; ok is false when it is not placed even on the emptied copy.
 func (p *placer) willRun(head int, now int64, running *runSet) (reservation, bool, error) {
-	if p.resv.valid && p.resv.head == head && p.resv.version == p.version {
-		return p.resv, true, nil
+	if p.resv.valid && p.resv.head == head && p.resv.version == p.version && (!p.resv.kept || p.resv.now == now) {
+		if !p.resv.kept || !checkKeepReservation {
+			return p.resv, true, nil
+		}
+		keptReservations++
+		kept := p.resv
+		p.resv.valid = false
+		got, ok, err := p.willRun(head, now, running)
+		if err != nil {
+			return reservation{}, false, err
+		}
+		if !ok || got.shadow != kept.shadow || !slices.Equal(got.nodes, kept.nodes) || got.byCount != kept.byCount {
+			return reservation{}, false, fmt.Errorf("sim: internal error: job %d's reservation kept at %d on %v, the will-run test's at %d on %v (ok %v)", p.tab.at(head).ID, kept.shadow, kept.nodes, got.shadow, got.nodes, ok)
+		}
+		return got, true, nil
 	}
 	k := p.tab.at(head).Procs
 	c := p.frag.Clone()
 	if err := usePartition(c, p.tab.at(head).Partition); err != nil {
 		return reservation{}, false, err
 	}
+	byCount := c.NumFree() < k
 	p.ends = running.sortedEnds(p.ends, now)
 	for i := 0; i < len(p.ends); {
 		t := p.ends[i].estEnd
@@ -235,15 +256,51 @@ func (p *placer) willRun(head int, now int64, running *runSet) (reservation, boo
 		}
 		nodes, err := c.Allocate(k)
 		if err == nil {
-			p.resv = reservation{valid: true, head: head, version: p.version, shadow: t, nodes: nodes}
+			p.resv = reservation{valid: true, head: head, version: p.version, shadow: t, nodes: nodes, now: now, byCount: byCount}
 			return p.resv, true, nil
 		}
 		if !errors.Is(err, alloc.ErrFragmented) {
 			return reservation{}, false, fmt.Errorf("sim: will-run test of job %d: %w", p.tab.at(head).ID, err)
 		}
+		byCount = false
 	}
 	return reservation{}, false, nil
 }
+
+// keepReservation is called when job i has just started at now through
+// place, its estimated end (now plus its estimate) by res.shadow, res being
+// the reservation willRun found for head at now at the placer's version
+// before that start. It carries res over to the new version when the
+// will-run test would find it again: with an allocator that decides from
+// its free nodes alone (an Occupier), when res was found by count
+// (res.byCount). The test at the new version tries the times of res's test
+// and job i's estimated end; at each before res.shadow the free nodes are
+// those of res's test at that time or at the last of its times before it
+// (the state it started from when none), less job i's nodes while it runs:
+// fewer than the head's, as they were. At res.shadow job i has ended: the
+// free nodes are those of res's test there, on which the allocator places
+// the head as it did. The reservation carried over holds at now only (a
+// later now frees the jobs past their estimate at it). checkKeepReservation
+// (tests) makes willRun run the test anyway and fail when the two differ.
+func (p *placer) keepReservation(i int, now int64, res reservation) {
+	if !res.byCount || res.now != now || res.version+1 != p.version || !p.resv.valid || p.resv.version != res.version || p.resv.head != res.head {
+		return
+	}
+	if _, ok := p.a.(alloc.Occupier); !ok || now+p.tab.at(i).EstimateUsed > res.shadow {
+		return
+	}
+	kept := res
+	kept.version, kept.kept = p.version, true
+	p.resv = kept
+}
+
+// checkKeepReservation (tests only) makes willRun run the will-run test
+// when it would use a reservation keepReservation carried over, fail when
+// the two differ, and count those uses in keptReservations.
+var (
+	checkKeepReservation bool
+	keptReservations     int
+)
 
 // willRunIn is the reservation of head, the first waiting job of its
 // partition among several (easy.passPlaced), with the reservations ahead of it
