@@ -848,9 +848,7 @@ func (s *easy) backfillPlaced(now int64, free int, running *runSet, p *placer) (
 		var nodes []int
 		var err error
 		if now+r.EstimateUsed <= res.shadow {
-			if nodes, err = p.place(i); err == nil && nodes != nil && !plainWillRun {
-				p.keepReservation(i, now, res)
-			}
+			nodes, err = p.place(i)
 		} else {
 			nodes, err = p.placeBesides(i, head, res, running)
 		}
@@ -880,8 +878,8 @@ func (s *easy) headReservation(now int64, running *runSet, p *placer) (reservati
 }
 
 // plainWillRun (tests only) makes backfillPlaced run the will-run test at
-// the start of every pass and carry no reservation over a start
-// (placer.keepReservation), as before either shortcut.
+// the start of every pass and placer.willRun make every try, as before
+// either shortcut.
 var plainWillRun bool
 
 // passPlaced is EASY of several partitions with an allocator that may refuse a

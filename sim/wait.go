@@ -94,6 +94,11 @@ type placer struct {
 	// quiet, when set, keeps a refusal from being recorded as a wait for a
 	// block (EASY's job refused off the reserved nodes)
 	quiet bool
+	// runStates: the answers of will-run tries, by a hash of the set of
+	// running jobs, the size and the partition (placer.runState)
+	runStates  map[uint64][]*runState
+	nRunStates int
+	stateIDs   []int // scratch
 }
 
 // reservation is EASY's reservation of a refused head: the shadow time and the
@@ -104,13 +109,6 @@ type reservation struct {
 	version uint64
 	shadow  int64
 	nodes   []int
-	// now is the time of the test; byCount is set when every time it
-	// tried before the shadow time (and the state it started from) had
-	// fewer than the head's nodes free, so that no allocator refusal went
-	// into it (placer.keepReservation).
-	now     int64
-	byCount bool
-	kept    bool // carried over a start by keepReservation (held at now only)
 }
 
 func newPlacer(a alloc.Allocator, clock *alloc.Clock, tab *jobTable) *placer {
@@ -220,86 +218,151 @@ func (p *placer) released() { p.version++ }
 // nodes): the running jobs leave a copy of the allocator in order of estimated
 // end (those past their estimate now), and the head is placed after each end
 // time; ok is false when it is not placed even on the emptied copy.
+//
+// A time at which fewer than the head's nodes are free is not tried (it is
+// counted, without the copy). With an allocator that decides from its free
+// nodes alone (an Occupier) and no node busy but the running jobs', the copy's
+// state at a time is the set of jobs still running then, and a try's answer a
+// function of that set, the head's size and partition: the answers of earlier
+// tries are kept (runStates) and a try whose answer is known is not made. The
+// copy is made only for a try not known. checkRunStates (tests) makes every
+// known try anyway and fails when the two differ.
 func (p *placer) willRun(head int, now int64, running *runSet) (reservation, bool, error) {
-	if p.resv.valid && p.resv.head == head && p.resv.version == p.version && (!p.resv.kept || p.resv.now == now) {
-		if !p.resv.kept || !checkKeepReservation {
-			return p.resv, true, nil
+	if p.resv.valid && p.resv.head == head && p.resv.version == p.version {
+		return p.resv, true, nil
+	}
+	r := p.tab.at(head)
+	k := r.Procs
+	p.ends = running.sortedEnds(p.ends, now)
+	_, known := p.frag.(alloc.Occupier)
+	if known && !plainWillRun {
+		busy := 0
+		for _, e := range p.ends {
+			busy += len(p.tab.at(e.job).Nodes)
 		}
-		keptReservations++
-		kept := p.resv
-		p.resv.valid = false
-		got, ok, err := p.willRun(head, now, running)
-		if err != nil {
+		known = busy == p.frag.Machine().N()-p.frag.NumFree()
+	} else {
+		known = false
+	}
+	var c alloc.Fragmenting
+	clone := func() error {
+		c = p.frag.Clone()
+		return usePartition(c, r.Partition)
+	}
+	if !known {
+		if err := clone(); err != nil {
 			return reservation{}, false, err
 		}
-		if !ok || got.shadow != kept.shadow || !slices.Equal(got.nodes, kept.nodes) || got.byCount != kept.byCount {
-			return reservation{}, false, fmt.Errorf("sim: internal error: job %d's reservation kept at %d on %v, the will-run test's at %d on %v (ok %v)", p.tab.at(head).ID, kept.shadow, kept.nodes, got.shadow, got.nodes, ok)
-		}
-		return got, true, nil
 	}
-	k := p.tab.at(head).Procs
-	c := p.frag.Clone()
-	if err := usePartition(c, p.tab.at(head).Partition); err != nil {
-		return reservation{}, false, err
-	}
-	byCount := c.NumFree() < k
-	p.ends = running.sortedEnds(p.ends, now)
+	free, done := p.frag.NumFree(), 0 // p.ends[:done] released on c
 	for i := 0; i < len(p.ends); {
 		t := p.ends[i].estEnd
 		for ; i < len(p.ends) && p.ends[i].estEnd == t; i++ {
-			if err := c.Release(p.tab.at(p.ends[i].job).Nodes); err != nil {
-				return reservation{}, false, fmt.Errorf("sim: internal error: will-run test: %w", err)
-			}
+			free += len(p.tab.at(p.ends[i].job).Nodes)
 		}
-		if c.NumFree() < k {
+		if c != nil {
+			for ; done < i; done++ {
+				if err := c.Release(p.tab.at(p.ends[done].job).Nodes); err != nil {
+					return reservation{}, false, fmt.Errorf("sim: internal error: will-run test: %w", err)
+				}
+			}
+			free = c.NumFree()
+		}
+		if free < k {
 			continue
 		}
+		var st *runState
+		if known {
+			st = p.runState(k, r.Partition, p.ends[i:])
+			if st.tried && !checkRunStates {
+				if st.placed {
+					p.resv = reservation{valid: true, head: head, version: p.version, shadow: t, nodes: slices.Clone(st.nodes)}
+					return p.resv, true, nil
+				}
+				continue
+			}
+			if c == nil {
+				if err := clone(); err != nil {
+					return reservation{}, false, err
+				}
+				for ; done < i; done++ {
+					if err := c.Release(p.tab.at(p.ends[done].job).Nodes); err != nil {
+						return reservation{}, false, fmt.Errorf("sim: internal error: will-run test: %w", err)
+					}
+				}
+			}
+		}
 		nodes, err := c.Allocate(k)
+		if err != nil && !errors.Is(err, alloc.ErrFragmented) {
+			return reservation{}, false, fmt.Errorf("sim: will-run test of job %d: %w", r.ID, err)
+		}
+		if st != nil {
+			if st.tried { // checkRunStates
+				runStateChecks++
+				if st.placed != (err == nil) || !slices.Equal(st.nodes, nodes) {
+					return reservation{}, false, fmt.Errorf("sim: internal error: job %d's will-run try at %d: placed %v on %v known, %v on %v made", r.ID, t, st.placed, st.nodes, err == nil, nodes)
+				}
+			}
+			st.tried, st.placed, st.nodes = true, err == nil, slices.Clone(nodes)
+		}
 		if err == nil {
-			p.resv = reservation{valid: true, head: head, version: p.version, shadow: t, nodes: nodes, now: now, byCount: byCount}
+			p.resv = reservation{valid: true, head: head, version: p.version, shadow: t, nodes: nodes}
 			return p.resv, true, nil
 		}
-		if !errors.Is(err, alloc.ErrFragmented) {
-			return reservation{}, false, fmt.Errorf("sim: will-run test of job %d: %w", p.tab.at(head).ID, err)
-		}
-		byCount = false
 	}
 	return reservation{}, false, nil
 }
 
-// keepReservation is called when job i has just started at now through
-// place, its estimated end (now plus its estimate) by res.shadow, res being
-// the reservation willRun found for head at now at the placer's version
-// before that start. It carries res over to the new version when the
-// will-run test would find it again: with an allocator that decides from
-// its free nodes alone (an Occupier), when res was found by count
-// (res.byCount). The test at the new version tries the times of res's test
-// and job i's estimated end; at each before res.shadow the free nodes are
-// those of res's test at that time or at the last of its times before it
-// (the state it started from when none), less job i's nodes while it runs:
-// fewer than the head's, as they were. At res.shadow job i has ended: the
-// free nodes are those of res's test there, on which the allocator places
-// the head as it did. The reservation carried over holds at now only (a
-// later now frees the jobs past their estimate at it). checkKeepReservation
-// (tests) makes willRun run the test anyway and fail when the two differ.
-func (p *placer) keepReservation(i int, now int64, res reservation) {
-	if !res.byCount || res.now != now || res.version+1 != p.version || !p.resv.valid || p.resv.version != res.version || p.resv.head != res.head {
-		return
-	}
-	if _, ok := p.a.(alloc.Occupier); !ok || now+p.tab.at(i).EstimateUsed > res.shadow {
-		return
-	}
-	kept := res
-	kept.version, kept.kept = p.version, true
-	p.resv = kept
+// runState is the answer of a will-run try (placer.willRun) of a job of k nodes
+// of partition part on the copy whose busy nodes are those of jobs (sorted job
+// indices, each running: a job runs once, on the same nodes): placed on nodes,
+// or refused.
+type runState struct {
+	k      int
+	part   string
+	jobs   []int
+	tried  bool
+	placed bool
+	nodes  []int
 }
 
-// checkKeepReservation (tests only) makes willRun run the will-run test
-// when it would use a reservation keepReservation carried over, fail when
-// the two differ, and count those uses in keptReservations.
+// runStatesMax bounds the answers kept: past it they are dropped (the tries
+// are made again).
+const runStatesMax = 64
+
+// runState returns the answer kept for a try of k nodes of part with the jobs
+// of ends running, a new one (tried false) when none is.
+func (p *placer) runState(k int, part string, ends []runJob) *runState {
+	var h uint64 // the jobs' set, in any order
+	ids := p.stateIDs[:0]
+	for _, e := range ends {
+		x := uint64(e.job)*0x9E3779B97F4A7C15 + 1
+		x ^= x >> 31
+		h += x * 0xBF58476D1CE4E5B9
+		ids = append(ids, e.job)
+	}
+	slices.Sort(ids)
+	p.stateIDs = ids
+	h ^= uint64(k) * 0x94D049BB133111EB
+	for _, st := range p.runStates[h] {
+		if st.k == k && st.part == part && slices.Equal(st.jobs, ids) {
+			return st
+		}
+	}
+	if p.runStates == nil || p.nRunStates >= runStatesMax {
+		p.runStates, p.nRunStates = map[uint64][]*runState{}, 0
+	}
+	st := &runState{k: k, part: part, jobs: slices.Clone(ids)}
+	p.runStates[h] = append(p.runStates[h], st)
+	p.nRunStates++
+	return st
+}
+
+// checkRunStates (tests only) makes willRun make the tries whose answer it
+// knows, fail when the two differ, and count them in runStateChecks.
 var (
-	checkKeepReservation bool
-	keptReservations     int
+	checkRunStates bool
+	runStateChecks int
 )
 
 // willRunIn is the reservation of head, the first waiting job of its

@@ -11,16 +11,16 @@ import (
 
 // TestWillRunShortcutsAreTheTest: EASY with slurm:tree, slurm:block and bt
 // (one partition or none: backfillPlaced) runs the will-run test only in a
-// pass in which a later job fits by count, and carries the head's reservation
-// over a start that ends by the shadow time when the test found it by count
-// (placer.keepReservation). On random histories, every carried reservation
-// is checked against the test run anew (checkKeepReservation: a difference
-// fails the replay), and each replay must decide every job as the plain
-// replay does (plainWillRun: the test at every pass, nothing carried):
-// the same start, nodes and block wait. Reservations must be carried.
+// pass in which a later job fits by count, and (slurm:tree, slurm:block: an
+// Occupier) does not make a try whose answer it knows, from an earlier try
+// with the same running jobs, size and partition (placer.runState). On random
+// histories, every known try is made anyway and compared (checkRunStates: a
+// difference fails the replay), and each replay must decide every job as the
+// plain replay does (plainWillRun: the test at every pass, every try made):
+// the same start, nodes and block wait. Known tries must occur.
 func TestWillRunShortcutsAreTheTest(t *testing.T) {
-	checkKeepReservation, keptReservations = true, 0
-	defer func() { checkKeepReservation = false }()
+	runStateChecks = 0
+	defer func() { checkRunStates, plainWillRun = false, false }()
 	rng := rand.New(rand.NewPCG(47, 48))
 	histories := 200
 	if testing.Short() {
@@ -47,27 +47,31 @@ func TestWillRunShortcutsAreTheTest(t *testing.T) {
 			}
 		}
 		for _, spec := range []string{"slurm:tree:t.conf", "slurm:block:b.conf", "bt"} {
-			var runs [2]*Result
-			for plain := range 2 {
-				plainWillRun = plain == 1
+			// plain, then with the known tries made and compared, then
+			// with them not made
+			var runs [3]*Result
+			for way := range 3 {
+				plainWillRun, checkRunStates = way == 0, way == 1
 				res, err := Run(context.Background(), jobs, Config{Machine: m, Alloc: waitAllocator(t, spec, m, 4), Sched: SchedEASY, Metrics: MetricsSched, Partitions: cfgParts})
 				plainWillRun = false
 				if err != nil {
-					t.Fatalf("history %d, %s (plain %v): %v", h, spec, plain == 1, err)
+					t.Fatalf("history %d, %s (way %d): %v", h, spec, way, err)
 				}
-				runs[plain] = res
+				runs[way] = res
 			}
-			for i, r := range runs[0].PerJob {
-				p := runs[1].PerJob[i]
-				if r.Start != p.Start || !slices.Equal(r.Nodes, p.Nodes) || r.WaitedForBlock != p.WaitedForBlock || r.BlockWait != p.BlockWait {
-					t.Fatalf("history %d, %s: job %d starts at %d on %v (block wait %v %d), the plain replay's at %d on %v (%v %d)",
-						h, spec, r.ID, r.Start, r.Nodes, r.WaitedForBlock, r.BlockWait, p.Start, p.Nodes, p.WaitedForBlock, p.BlockWait)
+			for way := 1; way < 3; way++ {
+				for i, r := range runs[way].PerJob {
+					p := runs[0].PerJob[i]
+					if r.Start != p.Start || !slices.Equal(r.Nodes, p.Nodes) || r.WaitedForBlock != p.WaitedForBlock || r.BlockWait != p.BlockWait {
+						t.Fatalf("history %d, %s (way %d): job %d starts at %d on %v (block wait %v %d), the plain replay's at %d on %v (%v %d)",
+							h, spec, way, r.ID, r.Start, r.Nodes, r.WaitedForBlock, r.BlockWait, p.Start, p.Nodes, p.WaitedForBlock, p.BlockWait)
+					}
 				}
 			}
 		}
 	}
-	if keptReservations < histories {
-		t.Errorf("reservations carried over %d times in %d histories", keptReservations, histories)
+	if runStateChecks < histories {
+		t.Errorf("%d will-run tries known in %d histories", runStateChecks, histories)
 	}
-	t.Logf("reservations carried over and checked: %d", keptReservations)
+	t.Logf("will-run tries known and checked: %d", runStateChecks)
 }
