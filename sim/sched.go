@@ -878,8 +878,9 @@ func (s *easy) headReservation(now int64, running *runSet, p *placer) (reservati
 }
 
 // plainWillRun (tests only) makes backfillPlaced run the will-run test at
-// the start of every pass and placer.willRun make every try, as before
-// either shortcut.
+// the start of every pass, passPlaced reserve for every partition's front
+// although no later job fits by count, and placer.willRun make every try, as
+// before these shortcuts.
 var plainWillRun bool
 
 // passPlaced is EASY of several partitions with an allocator that may refuse a
@@ -930,6 +931,11 @@ func (s *easy) passPlaced(now int64, running *runSet, p *placer) (int, []int, er
 			continue
 		}
 		s.has[x], end.open = true, end.open-1
+		if end.fit == 0 && !plainWillRun {
+			// No later job fits by count: none is placed in this pass,
+			// and the reservation would keep none off its nodes.
+			continue
+		}
 		h, ok, err := p.willRunIn(i, now, running, s.placed)
 		if err != nil {
 			return -1, nil, err

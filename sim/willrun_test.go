@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -74,4 +75,48 @@ func TestWillRunShortcutsAreTheTest(t *testing.T) {
 		t.Errorf("%d will-run tries known in %d histories", runStateChecks, histories)
 	}
 	t.Logf("will-run tries known and checked: %d", runStateChecks)
+}
+
+// TestWillRunInSkippedIsTheTest: EASY of several partitions (passPlaced)
+// reserves for a partition's front only while a later job fits by count; on
+// random histories of 2 to 4 overlapping partitions with tiers, slurm:tree,
+// slurm:block and bt decide every job as the plain replay (plainWillRun: a
+// reservation for every front) does.
+func TestWillRunInSkippedIsTheTest(t *testing.T) {
+	defer func() { plainWillRun = false }()
+	m := topo.Mesh(4, 4)
+	rng := rand.New(rand.NewPCG(49, 50))
+	histories := 150
+	if testing.Short() {
+		histories = 60
+	}
+	for h := range histories {
+		parts := randomParts(rng, m.N())
+		jobs := randomPartJobs(rng, parts, 40+rng.IntN(60), rng.IntN(2) == 0)
+		for i := range jobs {
+			jobs[i].Arrival /= 4
+		}
+		tiers := map[string]int{}
+		for _, name := range slices.Sorted(maps.Keys(parts)) {
+			tiers[name] = 1 + rng.IntN(2)
+		}
+		for _, spec := range []string{"slurm:tree:t.conf", "slurm:block:b.conf", "bt"} {
+			fj := placeable(t, spec, m, parts, jobs)
+			var runs [2]*Result
+			for way := range 2 {
+				plainWillRun = way == 0
+				res, err := Run(context.Background(), fj, Config{Machine: m, Alloc: refAlloc(t, spec, m), Sched: SchedEASY, Metrics: MetricsSched, Partitions: parts, PartitionTiers: tiers})
+				if err != nil {
+					t.Fatalf("history %d, %s (way %d): %v", h, spec, way, err)
+				}
+				runs[way] = res
+			}
+			for i, r := range runs[1].PerJob {
+				p := runs[0].PerJob[i]
+				if r.Start != p.Start || !slices.Equal(r.Nodes, p.Nodes) || r.WaitedForBlock != p.WaitedForBlock || r.BlockWait != p.BlockWait {
+					t.Fatalf("history %d, %s: job %d starts at %d on %v, the plain replay's at %d on %v", h, spec, r.ID, r.Start, r.Nodes, p.Start, p.Nodes)
+				}
+			}
+		}
+	}
 }
