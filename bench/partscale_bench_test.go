@@ -43,7 +43,18 @@ func BenchmarkPartitionsAtScale(b *testing.B) {
 	}
 	parts := map[string][]int{"batch": all, "small": all[:n/4], "gpu": all[n-n/8:]}
 	tiers := map[string]int{"small": 2}
-	tree := leafSpineTree(b, n)
+	var conf strings.Builder
+	for l := range n / 64 {
+		fmt.Fprintf(&conf, "SwitchName=l%d Nodes=n[%05d-%05d]\n", l, l*64, l*64+63)
+	}
+	for s := range n / 1024 {
+		fmt.Fprintf(&conf, "SwitchName=s%d Switches=l[%d-%d]\n", s, s*16, s*16+15)
+	}
+	fmt.Fprintf(&conf, "SwitchName=root Switches=s[0-%d]\n", n/1024-1)
+	tree, err := slurm.ParseTree(strings.NewReader(conf.String()))
+	if err != nil {
+		b.Fatal(err)
+	}
 	jobs := partitionJobs(100_000, parts, n)
 	one := make([]sim.Job, len(jobs))
 	copy(one, jobs)
@@ -90,60 +101,6 @@ func BenchmarkPartitionsAtScale(b *testing.B) {
 			})
 		}
 	}
-}
-
-// leafSpineTree is the topology/tree of BenchmarkPartitionsAtScale on n nodes
-// named n00000, n00001, ... (n a multiple of 1,024): leaves of 64 nodes, 16
-// leaves a spine, one root.
-func leafSpineTree(b *testing.B, n int) *slurm.Tree {
-	var conf strings.Builder
-	for l := range n / 64 {
-		fmt.Fprintf(&conf, "SwitchName=l%d Nodes=n[%05d-%05d]\n", l, l*64, l*64+63)
-	}
-	for s := range n / 1024 {
-		fmt.Fprintf(&conf, "SwitchName=s%d Switches=l[%d-%d]\n", s, s*16, s*16+15)
-	}
-	fmt.Fprintf(&conf, "SwitchName=root Switches=s[0-%d]\n", n/1024-1)
-	tree, err := slurm.ParseTree(strings.NewReader(conf.String()))
-	if err != nil {
-		b.Fatal(err)
-	}
-	return tree
-}
-
-// BenchmarkEASYWillRun replays the first 3,000 jobs of BenchmarkPartitionsAtScale's
-// workload, every job in one partition, under EASY with slurm:tree on
-// mesh:128x80 (its tree): a replay whose cost is mostly EASY's will-run test
-// (a copy of the allocator, the running jobs freed in order of estimated end,
-// the head placed; sim/wait.go, placer.willRun), which the replay runs only in
-// a pass where a later job fits by count and carries over a start that ends by
-// the shadow time (docs/reliability.md, "EASY's will-run test").
-func BenchmarkEASYWillRun(b *testing.B) {
-	m := topo.Mesh(128, 80)
-	n := m.N()
-	all := make([]int, n)
-	names := make([]string, n)
-	for v := range all {
-		all[v], names[v] = v, fmt.Sprintf("n%05d", v)
-	}
-	tree := leafSpineTree(b, n)
-	jobs := partitionJobs(3_000, map[string][]int{"batch": all, "small": all[:n/4], "gpu": all[n-n/8:]}, n)
-	for i := range jobs {
-		jobs[i].Partition = ""
-	}
-	cpu0 := processCPU()
-	for b.Loop() {
-		a, err := alloc.NewSlurm(m, alloc.SlurmConfig{Names: names, Tree: tree})
-		if err != nil {
-			b.Fatal(err)
-		}
-		res, err := sim.Run(context.Background(), jobs, sim.Config{Machine: m, Alloc: a, Sched: sim.SchedEASY, Metrics: sim.MetricsSched, NoPerJob: true})
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.ReportMetric(res.MeanWait, "mean-wait-s")
-	}
-	b.ReportMetric((processCPU()-cpu0)/float64(b.N), "cpu-s/op")
 }
 
 // partitionJobs is BenchmarkPartitionsAtScale's workload: count seeded jobs,
