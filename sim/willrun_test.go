@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"math/rand/v2"
 	"slices"
@@ -61,13 +62,7 @@ func TestWillRunShortcutsAreTheTest(t *testing.T) {
 				runs[way] = res
 			}
 			for way := 1; way < 3; way++ {
-				for i, r := range runs[way].PerJob {
-					p := runs[0].PerJob[i]
-					if r.Start != p.Start || !slices.Equal(r.Nodes, p.Nodes) || r.WaitedForBlock != p.WaitedForBlock || r.BlockWait != p.BlockWait {
-						t.Fatalf("history %d, %s (way %d): job %d starts at %d on %v (block wait %v %d), the plain replay's at %d on %v (%v %d)",
-							h, spec, way, r.ID, r.Start, r.Nodes, r.WaitedForBlock, r.BlockWait, p.Start, p.Nodes, p.WaitedForBlock, p.BlockWait)
-					}
-				}
+				sameDecisions(t, fmt.Sprintf("history %d, %s (way %d)", h, spec, way), runs[way], runs[0])
 			}
 		}
 	}
@@ -111,12 +106,20 @@ func TestWillRunInSkippedIsTheTest(t *testing.T) {
 				}
 				runs[way] = res
 			}
-			for i, r := range runs[1].PerJob {
-				p := runs[0].PerJob[i]
-				if r.Start != p.Start || !slices.Equal(r.Nodes, p.Nodes) || r.WaitedForBlock != p.WaitedForBlock || r.BlockWait != p.BlockWait {
-					t.Fatalf("history %d, %s: job %d starts at %d on %v, the plain replay's at %d on %v", h, spec, r.ID, r.Start, r.Nodes, p.Start, p.Nodes)
-				}
-			}
+			sameDecisions(t, fmt.Sprintf("history %d, %s", h, spec), runs[1], runs[0])
+		}
+	}
+}
+
+// sameDecisions fails the test unless every job of got starts when and where,
+// and waits for a block as long as, the plain replay's (want).
+func sameDecisions(t *testing.T, what string, got, want *Result) {
+	t.Helper()
+	for i, r := range got.PerJob {
+		p := want.PerJob[i]
+		if r.Start != p.Start || !slices.Equal(r.Nodes, p.Nodes) || r.WaitedForBlock != p.WaitedForBlock || r.BlockWait != p.BlockWait {
+			t.Fatalf("%s: job %d starts at %d on %v (block wait %v %d), the plain replay's at %d on %v (%v %d)",
+				what, r.ID, r.Start, r.Nodes, r.WaitedForBlock, r.BlockWait, p.Start, p.Nodes, p.WaitedForBlock, p.BlockWait)
 		}
 	}
 }
