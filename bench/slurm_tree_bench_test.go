@@ -36,6 +36,10 @@ func (t *allocTimer) Allocate(k int) ([]int, error) {
 // <= 1 GB). The jobs are the trace's first 20 or 3,000, their sizes scaled from the
 // Paragon's 416 nodes to the machine ("x1": as recorded; "scaled": times 315). It
 // reports the allocator's own time per decision beside the whole replay's.
+// "500jobs-scaled-easy" replays the first 500 scaled jobs under EASY: the
+// replay's cost is then mostly EASY's will-run test (a decision on a copy
+// emptied up to the head's start; docs/reliability.md, "EASY's will-run
+// test"), the allocator not timed (the timer would hide alloc.Fragmenting).
 func BenchmarkSlurmTreeFatTree131k(b *testing.B) {
 	jobs := readTrace(b, sdsc)
 	g, err := topo.FatTree("16,16:16,16:16,16:32")
@@ -59,7 +63,9 @@ func BenchmarkSlurmTreeFatTree131k(b *testing.B) {
 		name  string
 		jobs  int
 		scale int
-	}{{"20jobs-x1", 20, 1}, {"20jobs-scaled", 20, n / 416}, {"3000jobs-x1", 3000, 1}, {"3000jobs-scaled", 3000, n / 416}} {
+		sched sim.Sched
+	}{{"20jobs-x1", 20, 1, sim.SchedFCFS}, {"20jobs-scaled", 20, n / 416, sim.SchedFCFS}, {"3000jobs-x1", 3000, 1, sim.SchedFCFS},
+		{"3000jobs-scaled", 3000, n / 416, sim.SchedFCFS}, {"500jobs-scaled-easy", 500, n / 416, sim.SchedEASY}} {
 		b.Run(c.name, func(b *testing.B) {
 			js := append([]sim.Job(nil), jobs[:c.jobs]...)
 			for i := range js {
@@ -71,6 +77,14 @@ func BenchmarkSlurmTreeFatTree131k(b *testing.B) {
 				a, err := alloc.NewSlurm(g, alloc.SlurmConfig{Names: curves.NodeNames(g), Tree: tree})
 				if err != nil {
 					b.Fatal(err)
+				}
+				if c.sched == sim.SchedEASY {
+					res, err := sim.Run(context.Background(), js, sim.Config{Machine: g, Alloc: a, Sched: c.sched, Metrics: sim.MetricsSched, NoPerJob: true})
+					if err != nil {
+						b.Fatal(err)
+					}
+					b.ReportMetric(res.MeanWait, "mean-wait-s")
+					continue
 				}
 				ta := &allocTimer{Allocator: a}
 				if _, err := sim.Run(context.Background(), js, sim.Config{Machine: g, Alloc: ta, Metrics: sim.MetricsSched, NoPerJob: true}); err != nil {

@@ -813,17 +813,16 @@ func (s *easy) reserve(x, k int, est, now int64) {
 // the shadow time or keeps the reservation (placer.placeBesides).
 func (s *easy) backfillPlaced(now int64, free int, running *runSet, p *placer) (int, []int, error) {
 	head := s.queue[0].i
-	res, ok, err := p.willRun(head, now, running)
-	if err != nil {
-		return -1, nil, err
-	}
-	if !ok {
-		r := s.res.at(head)
-		return -1, nil, fmt.Errorf("sim: internal error: job %d (%d nodes) is placed on no emptied machine, though it fit the empty one", r.ID, r.Procs)
-	}
 	fit := s.sizes[0].upTo(free) // the queued jobs that fit (passEnd)
 	if s.queue[0].k <= free {
 		fit--
+	}
+	var res reservation
+	if plainWillRun {
+		var err error
+		if res, err = s.headReservation(now, running, p); err != nil {
+			return -1, nil, err
+		}
 	}
 	for qi := 1; qi < len(s.queue); qi++ {
 		if fit == 0 {
@@ -836,6 +835,14 @@ func (s *easy) backfillPlaced(now int64, free int, running *runSet, p *placer) (
 			continue
 		}
 		fit--
+		if !res.valid {
+			// The will-run test only once a later job fits by count: a
+			// pass in which none does uses no reservation.
+			var err error
+			if res, err = s.headReservation(now, running, p); err != nil {
+				return -1, nil, err
+			}
+		}
 		i := s.queue[qi].i
 		r := s.res.at(i)
 		var nodes []int
@@ -855,6 +862,26 @@ func (s *easy) backfillPlaced(now int64, free int, running *runSet, p *placer) (
 	}
 	return -1, nil, nil
 }
+
+// headReservation is the head's reservation for backfillPlaced (placer.willRun).
+func (s *easy) headReservation(now int64, running *runSet, p *placer) (reservation, error) {
+	head := s.queue[0].i
+	res, ok, err := p.willRun(head, now, running)
+	if err != nil {
+		return reservation{}, err
+	}
+	if !ok {
+		r := s.res.at(head)
+		return reservation{}, fmt.Errorf("sim: internal error: job %d (%d nodes) is placed on no emptied machine, though it fit the empty one", r.ID, r.Procs)
+	}
+	return res, nil
+}
+
+// plainWillRun (tests only) makes backfillPlaced run the will-run test at
+// the start of every pass, passPlaced reserve for every partition's front
+// although no later job fits by count, and placer.willRun make every try, as
+// before these shortcuts.
+var plainWillRun bool
 
 // passPlaced is EASY of several partitions with an allocator that may refuse a
 // job that fits by count (wait.go): the reservations are placed, not counted.
@@ -904,6 +931,11 @@ func (s *easy) passPlaced(now int64, running *runSet, p *placer) (int, []int, er
 			continue
 		}
 		s.has[x], end.open = true, end.open-1
+		if end.fit == 0 && !plainWillRun {
+			// No later job fits by count: none is placed in this pass,
+			// and the reservation would keep none off its nodes.
+			continue
+		}
 		h, ok, err := p.willRunIn(i, now, running, s.placed)
 		if err != nil {
 			return -1, nil, err

@@ -94,6 +94,11 @@ type placer struct {
 	// quiet, when set, keeps a refusal from being recorded as a wait for a
 	// block (EASY's job refused off the reserved nodes)
 	quiet bool
+	// runStates: the answers of will-run tries, by a hash of the set of
+	// running jobs, the size and the partition (placer.runState)
+	runStates  map[uint64][]*runState
+	nRunStates int
+	stateIDs   []int // scratch
 }
 
 // reservation is EASY's reservation of a refused head: the shadow time and the
@@ -213,37 +218,152 @@ func (p *placer) released() { p.version++ }
 // nodes): the running jobs leave a copy of the allocator in order of estimated
 // end (those past their estimate now), and the head is placed after each end
 // time; ok is false when it is not placed even on the emptied copy.
+//
+// A time at which fewer than the head's nodes are free is not tried (it is
+// counted, without the copy). With an allocator that decides from its free
+// nodes alone (an Occupier) and no node busy but the running jobs', the copy's
+// state at a time is the set of jobs still running then, and a try's answer a
+// function of that set, the head's size and partition: the answers of earlier
+// tries are kept (runStates) and a try whose answer is known is not made. The
+// copy is made only for a try not known. checkRunStates (tests) makes every
+// known try anyway and fails when the two differ.
 func (p *placer) willRun(head int, now int64, running *runSet) (reservation, bool, error) {
 	if p.resv.valid && p.resv.head == head && p.resv.version == p.version {
 		return p.resv, true, nil
 	}
-	k := p.tab.at(head).Procs
-	c := p.frag.Clone()
-	if err := usePartition(c, p.tab.at(head).Partition); err != nil {
-		return reservation{}, false, err
-	}
+	r := p.tab.at(head)
+	k := r.Procs
 	p.ends = running.sortedEnds(p.ends, now)
+	_, known := p.frag.(alloc.Occupier)
+	if known && !plainWillRun {
+		busy := 0
+		for _, e := range p.ends {
+			busy += len(p.tab.at(e.job).Nodes)
+		}
+		known = busy == p.frag.Machine().N()-p.frag.NumFree()
+	} else {
+		known = false
+	}
+	var c alloc.Fragmenting
+	clone := func() error {
+		c = p.frag.Clone()
+		return usePartition(c, r.Partition)
+	}
+	if !known {
+		if err := clone(); err != nil {
+			return reservation{}, false, err
+		}
+	}
+	free, done := p.frag.NumFree(), 0 // p.ends[:done] released on c
 	for i := 0; i < len(p.ends); {
 		t := p.ends[i].estEnd
 		for ; i < len(p.ends) && p.ends[i].estEnd == t; i++ {
-			if err := c.Release(p.tab.at(p.ends[i].job).Nodes); err != nil {
-				return reservation{}, false, fmt.Errorf("sim: internal error: will-run test: %w", err)
-			}
+			free += len(p.tab.at(p.ends[i].job).Nodes)
 		}
-		if c.NumFree() < k {
+		if c != nil {
+			for ; done < i; done++ {
+				if err := c.Release(p.tab.at(p.ends[done].job).Nodes); err != nil {
+					return reservation{}, false, fmt.Errorf("sim: internal error: will-run test: %w", err)
+				}
+			}
+			free = c.NumFree()
+		}
+		if free < k {
 			continue
 		}
+		var st *runState
+		if known {
+			st = p.runState(k, r.Partition, p.ends[i:])
+			if st.tried && !checkRunStates {
+				if st.placed {
+					p.resv = reservation{valid: true, head: head, version: p.version, shadow: t, nodes: slices.Clone(st.nodes)}
+					return p.resv, true, nil
+				}
+				continue
+			}
+			if c == nil {
+				if err := clone(); err != nil {
+					return reservation{}, false, err
+				}
+				for ; done < i; done++ {
+					if err := c.Release(p.tab.at(p.ends[done].job).Nodes); err != nil {
+						return reservation{}, false, fmt.Errorf("sim: internal error: will-run test: %w", err)
+					}
+				}
+			}
+		}
 		nodes, err := c.Allocate(k)
+		if err != nil && !errors.Is(err, alloc.ErrFragmented) {
+			return reservation{}, false, fmt.Errorf("sim: will-run test of job %d: %w", r.ID, err)
+		}
+		if st != nil {
+			if st.tried { // checkRunStates
+				runStateChecks++
+				if st.placed != (err == nil) || !slices.Equal(st.nodes, nodes) {
+					return reservation{}, false, fmt.Errorf("sim: internal error: job %d's will-run try at %d: placed %v on %v known, %v on %v made", r.ID, t, st.placed, st.nodes, err == nil, nodes)
+				}
+			}
+			st.tried, st.placed, st.nodes = true, err == nil, slices.Clone(nodes)
+		}
 		if err == nil {
 			p.resv = reservation{valid: true, head: head, version: p.version, shadow: t, nodes: nodes}
 			return p.resv, true, nil
 		}
-		if !errors.Is(err, alloc.ErrFragmented) {
-			return reservation{}, false, fmt.Errorf("sim: will-run test of job %d: %w", p.tab.at(head).ID, err)
-		}
 	}
 	return reservation{}, false, nil
 }
+
+// runState is the answer of a will-run try (placer.willRun) of a job of k nodes
+// of partition part on the copy whose busy nodes are those of jobs (sorted job
+// indices, each running: a job runs once, on the same nodes): placed on nodes,
+// or refused.
+type runState struct {
+	k      int
+	part   string
+	jobs   []int
+	tried  bool
+	placed bool
+	nodes  []int
+}
+
+// runStatesMax bounds the answers kept: past it they are dropped (the tries
+// are made again).
+const runStatesMax = 64
+
+// runState returns the answer kept for a try of k nodes of part with the jobs
+// of ends running, a new one (tried false) when none is.
+func (p *placer) runState(k int, part string, ends []runJob) *runState {
+	var h uint64 // the jobs' set, in any order
+	ids := p.stateIDs[:0]
+	for _, e := range ends {
+		x := uint64(e.job)*0x9E3779B97F4A7C15 + 1
+		x ^= x >> 31
+		h += x * 0xBF58476D1CE4E5B9
+		ids = append(ids, e.job)
+	}
+	slices.Sort(ids)
+	p.stateIDs = ids
+	h ^= uint64(k) * 0x94D049BB133111EB
+	for _, st := range p.runStates[h] {
+		if st.k == k && st.part == part && slices.Equal(st.jobs, ids) {
+			return st
+		}
+	}
+	if p.runStates == nil || p.nRunStates >= runStatesMax {
+		p.runStates, p.nRunStates = map[uint64][]*runState{}, 0
+	}
+	st := &runState{k: k, part: part, jobs: slices.Clone(ids)}
+	p.runStates[h] = append(p.runStates[h], st)
+	p.nRunStates++
+	return st
+}
+
+// checkRunStates (tests only) makes willRun make the tries whose answer it
+// knows, fail when the two differ, and count them in runStateChecks.
+var (
+	checkRunStates bool
+	runStateChecks int
+)
 
 // willRunIn is the reservation of head, the first waiting job of its
 // partition among several (easy.passPlaced), with the reservations ahead of it
