@@ -688,7 +688,7 @@ func yamlTopologyOf(ctx context.Context, pick *yaml.Node) (out *Topology, flat b
 		if sws == nil || sws.Kind != yaml.SequenceNode {
 			return nil, false, fmt.Errorf("line %d: tree needs a list \"switches\"", yamlChild(pick, "tree").Line)
 		}
-		var recs []switchRec
+		recs := make([]switchRec, 0, len(sws.Content))
 		for _, s := range sws.Content {
 			if err := look.stopped(1); err != nil {
 				return nil, false, err
@@ -716,7 +716,7 @@ func yamlTopologyOf(ctx context.Context, pick *yaml.Node) (out *Topology, flat b
 		if bl == nil || bl.Kind != yaml.SequenceNode {
 			return nil, false, fmt.Errorf("line %d: block needs a list \"blocks\"", blk.Line)
 		}
-		var recs []blockRec
+		recs := make([]blockRec, 0, len(bl.Content))
 		for _, b := range bl.Content {
 			if err := look.stopped(1); err != nil {
 				return nil, false, err

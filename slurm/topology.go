@@ -522,7 +522,13 @@ func addHosts(look *looker, f *topo.Fabric, seen map[string]bool, names []string
 
 func (t *Tree) graph(look *looker) (*topo.Graph, error) {
 	f := topo.NewFabric()
-	seen := map[string]bool{}
+	names, links := 0, 0
+	for _, s := range t.Switches {
+		names += len(s.Nodes)
+		links += len(s.Nodes) + len(s.Children)
+	}
+	f.Grow(names+len(t.Switches)+1, links+len(t.Switches))
+	seen := make(map[string]bool, names)
 	for _, s := range t.Switches {
 		if err := addHosts(look, f, seen, s.Nodes, s.where()); err != nil {
 			return nil, err
@@ -577,7 +583,12 @@ func (t *Tree) graph(look *looker) (*topo.Graph, error) {
 
 func (b *Blocks) graph(look *looker) (*topo.Graph, error) {
 	f := topo.NewFabric()
-	seen := map[string]bool{}
+	names := 0
+	for _, blk := range b.Blocks {
+		names += len(blk.Nodes)
+	}
+	f.Grow(names+len(b.Blocks)+1, names+len(b.Blocks))
+	seen := make(map[string]bool, names)
 	for _, blk := range b.Blocks {
 		if err := addHosts(look, f, seen, blk.Nodes, lineRef(blk.File, blk.Line)); err != nil {
 			return nil, err
