@@ -11,33 +11,36 @@ import (
 	"github.com/procalloc/procalloc/topo"
 )
 
-// fatTree131kFiles returns the topology.conf procalloc writes for the 131,072-host
-// fattree:16,16:16,16:16,16:32 (28,672 switches, hosts n000000-n131071, rcm order),
-// and the same switches as a topology.yaml tree (as scripts/yamlscale.sh converts it).
-func fatTree131kFiles(tb testing.TB) (conf, yml []byte) {
+// fatTree131kConf returns the topology.conf procalloc writes for the 131,072-host
+// fattree:16,16:16,16:16,16:32 (28,672 switches) along curve, its hosts named
+// n000000-n131071 when named is set (else the graph's names).
+func fatTree131kConf(tb testing.TB, curve string, named bool) []byte {
 	tb.Helper()
 	g, err := topo.FatTree("16,16:16,16:16,16:32")
 	if err != nil {
 		tb.Fatal(err)
 	}
-	o, err := curves.Generate("rcm", g)
+	o, err := curves.Generate(curve, g)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	hosts := make([]string, g.N())
-	for i := range hosts {
-		hosts[i] = fmt.Sprintf("n%06d", i)
+	var hosts []string
+	if named {
+		hosts = make([]string, g.N())
+		for i := range hosts {
+			hosts[i] = fmt.Sprintf("n%06d", i)
+		}
 	}
 	var c bytes.Buffer
 	if _, err := WriteTopology(&c, g, o, hosts); err != nil {
 		tb.Fatal(err)
 	}
-	return c.Bytes(), treeConfToYAML(tb, c.Bytes())
+	return c.Bytes()
 }
 
 // treeConfToYAML writes a tree topology.conf's switch lines as a topology.yaml tree,
 // each Nodes=/Switches= hostlist kept as written.
-func treeConfToYAML(tb testing.TB, conf []byte) []byte {
+func treeConfToYAML(conf []byte) []byte {
 	var y bytes.Buffer
 	y.WriteString("- topology: tree\n  cluster_default: true\n  tree:\n    switches:\n")
 	for _, line := range strings.Split(string(conf), "\n") {
@@ -59,7 +62,8 @@ func treeConfToYAML(tb testing.TB, conf []byte) []byte {
 // topology.yaml (ReadTopology: the parse and Slurm's rules; /graph adds the network
 // of --graph), reporting allocated bytes: the readers' memory at 10^5 hosts.
 func BenchmarkReadTopology131k(b *testing.B) {
-	conf, yml := fatTree131kFiles(b)
+	conf := fatTree131kConf(b, "rcm", true) // scripts/yamlscale.sh's tree.conf
+	yml := treeConfToYAML(conf)
 	for _, c := range []struct {
 		name  string
 		data  []byte
