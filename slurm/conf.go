@@ -300,10 +300,12 @@ func (c *Conf) readFile(data []byte, check func([]ConfPair) error, inc *includer
 		raw = raw[:n-1]
 	}
 	c.files = append(c.files, confFile{path: path, name: name, data: data, raw: raw})
+	c.Lines = slices.Grow(c.Lines, len(raw))
 	for i := 0; i < len(raw); {
 		first := i
 		var text strings.Builder
 		var comments []string
+		joined := "" // the line, when it is one line of the file (no copy made)
 		for {
 			body, comment := splitComment(strings.TrimRight(raw[i], "\r\n"))
 			if comment != "" {
@@ -316,10 +318,15 @@ func (c *Conf) readFile(data []byte, check func([]ConfPair) error, inc *includer
 			} else if ok {
 				body = cut
 			}
-			text.WriteString(body)
+			if i == first+1 {
+				joined = body
+			} else {
+				text.WriteString(body)
+				joined = text.String()
+			}
 			break
 		}
-		line := unescape(text.String())
+		line := unescape(joined)
 		if len(line) > 7 && strings.EqualFold(line[:7], "include") && isConfSpace(line[7]) {
 			// parse_config.c _parse_include_directive: "Include FILE" at the line's start.
 			f := strings.Fields(line[7:])
@@ -1589,7 +1596,7 @@ func (f *ConfFiles) ReadTopology(ctx context.Context) (*Topology, error) {
 	if f.inc != nil {
 		inc = f.includer()
 	}
-	t, err := parseTopologyConf(ctx, bytes.NewReader(f.SlurmConf), inc)
+	t, err := parseTopologyConf(ctx, f.SlurmConf, inc)
 	if err != nil {
 		return nil, err
 	}

@@ -73,7 +73,7 @@ func ReadGraphFormat(r io.Reader, opt GraphReadOptions) (*topo.Graph, error) {
 		Detect:      DetectGraphFormat,
 		Extra: map[string]func([]byte) (*topo.Graph, error){
 			"slurm-topology": func(data []byte) (*topo.Graph, error) {
-				return graph(parseTopologyConf(ctx, bytes.NewReader(data), topologyIncluder(opt.Path, "", opt.Include)))
+				return graph(parseTopologyConf(ctx, data, topologyIncluder(opt.Path, "", opt.Include)))
 			},
 			"slurm-topology-yaml": func(data []byte) (*topo.Graph, error) {
 				return graph(parseTopologyYAML(ctx, bytes.NewReader(data), opt.Topology))
@@ -205,7 +205,7 @@ func readTopology(ctx context.Context, r io.Reader, name string, inc *includer) 
 	if name != "" {
 		return nil, fmt.Errorf("a topology name (%s) selects a topology of a topology.yaml; this is a topology.conf", name)
 	}
-	return parseTopologyConf(ctx, bytes.NewReader(data), inc)
+	return parseTopologyConf(ctx, data, inc)
 }
 
 // ReadTopologyFile is ReadTopology of the file at path (a topology.conf or a

@@ -178,8 +178,9 @@ func newTree(recs []switchRec, rules treeRules, warn func(string), look *looker)
 	if len(recs) == 0 {
 		return nil, fmt.Errorf("no switches (Slurm: \"No switches configured\")")
 	}
-	t := &Tree{byName: make(map[string]int, len(recs))}
+	t := &Tree{byName: make(map[string]int, len(recs)), Switches: make([]Switch, 0, len(recs))}
 	hasNodes := false
+	nodes := 0 // the leaves' names, to size leafOf
 	for _, r := range recs {
 		if err := look.stopped(1 + len(r.nodes) + len(r.children)); err != nil {
 			return nil, err
@@ -200,6 +201,7 @@ func newTree(recs []switchRec, rules treeRules, warn func(string), look *looker)
 			}
 			s.Nodes = r.nodes
 			hasNodes = hasNodes || len(r.nodes) > 0
+			nodes += len(r.nodes)
 		case r.hasChildren:
 			s.Level = -1
 		case !rules.yaml:
@@ -211,6 +213,9 @@ func newTree(recs []switchRec, rules treeRules, warn func(string), look *looker)
 	for i, r := range recs {
 		if t.Switches[i].Level == 0 {
 			continue // a leaf's children are ignored
+		}
+		if len(r.children) > 0 {
+			t.Switches[i].Children = make([]int, 0, len(r.children))
 		}
 		for _, c := range r.children {
 			j, ok := t.byName[c]
@@ -293,7 +298,7 @@ func newTree(recs []switchRec, rules treeRules, warn func(string), look *looker)
 		}
 		warn(fmt.Sprintf("%d separate trees (tops %s): Slurm accepts it (\"no switch can reach all nodes through its descendants\") and never places a job across two trees", len(tops), textin.FirstFew(names, 5, ", ")))
 	}
-	leafOf := map[string]int{}
+	leafOf := make(map[string]int, nodes)
 	var multi []string
 	for i, s := range t.Switches {
 		if err := look.stopped(1 + len(s.Nodes)); err != nil {
@@ -517,7 +522,13 @@ func addHosts(look *looker, f *topo.Fabric, seen map[string]bool, names []string
 
 func (t *Tree) graph(look *looker) (*topo.Graph, error) {
 	f := topo.NewFabric()
-	seen := map[string]bool{}
+	names, links := 0, 0
+	for _, s := range t.Switches {
+		names += len(s.Nodes)
+		links += len(s.Nodes) + len(s.Children)
+	}
+	f.Grow(names+len(t.Switches)+1, links+len(t.Switches))
+	seen := make(map[string]bool, names)
 	for _, s := range t.Switches {
 		if err := addHosts(look, f, seen, s.Nodes, s.where()); err != nil {
 			return nil, err
@@ -572,7 +583,12 @@ func (t *Tree) graph(look *looker) (*topo.Graph, error) {
 
 func (b *Blocks) graph(look *looker) (*topo.Graph, error) {
 	f := topo.NewFabric()
-	seen := map[string]bool{}
+	names := 0
+	for _, blk := range b.Blocks {
+		names += len(blk.Nodes)
+	}
+	f.Grow(names+len(b.Blocks)+1, names+len(b.Blocks))
+	seen := make(map[string]bool, names)
 	for _, blk := range b.Blocks {
 		if err := addHosts(look, f, seen, blk.Nodes, lineRef(blk.File, blk.Line)); err != nil {
 			return nil, err

@@ -73,28 +73,79 @@ func expandAll(ctx context.Context, exprs []string) ([]string, error) {
 	}
 	// Count first (syntax checked, nothing built), so that a list too long in all
 	// is refused before its first name is made.
-	total := 0
+	total, size := 0, 0
 	for _, expr := range exprs {
-		n, err := count(expr, MaxHosts-total, look)
+		n, b, err := count(expr, MaxHosts-total, look)
 		if err != nil {
 			return nil, err
 		}
-		total += n
+		total, size = total+n, size+b
 	}
+	// The names are cut from a few shared strings (arena), not made one string
+	// each: 131,072 names of a topology.conf cost one allocation of their bytes
+	// and not 131,072 of 8 or 16 (docs/reliability.md, wt-readmem). size bounds
+	// the bytes; a chunk is at most arenaChunk of them.
 	out := make([]string, 0, total)
+	ar := nameArena{left: size}
+	emit := func(name []byte) error {
+		out = append(out, ar.add(name))
+		return nil
+	}
 	for _, expr := range exprs {
-		for _, item := range splitTop(expr) {
-			_, err := eachOne(item.s, MaxHosts-len(out), false, look, func(name string) error {
-				out = append(out, name)
-				return nil
-			})
-			if err != nil {
-				return nil, inExpr(expr, item, err)
+		err := eachItem(expr, func(item span) error {
+			if strings.IndexByte(item.s, '[') < 0 {
+				// A name as it is (counted above: no error).
+				out = append(out, ar.addString(item.s))
+				return look.stopped(1)
 			}
+			if _, _, err := eachOne(item.s, MaxHosts-len(out), false, look, emit); err != nil {
+				return inExpr(expr, item, err)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
 	return out, nil
 }
+
+// nameArena makes names as pieces of a few shared strings, not one string each:
+// the 131,072 names of a topology.conf cost one allocation of their bytes and not
+// 131,072 of 8 or 16 bytes each (docs/reliability.md, wt-readmem). left bounds the
+// bytes still to come; a chunk is at most arenaChunk of them.
+type nameArena struct {
+	b    strings.Builder
+	left int
+}
+
+// room makes room for n more bytes in the current chunk.
+func (a *nameArena) room(n int) {
+	if a.b.Cap()-a.b.Len() < n {
+		a.b.Reset() // the names cut so far keep the old chunk
+		a.b.Grow(max(n, min(a.left, arenaChunk)))
+	}
+	a.left -= n
+}
+
+// add returns name as a string of the arena.
+func (a *nameArena) add(name []byte) string {
+	a.room(len(name))
+	start := a.b.Len()
+	a.b.Write(name)
+	return a.b.String()[start:]
+}
+
+// addString returns name as a string of the arena.
+func (a *nameArena) addString(name string) string {
+	a.room(len(name))
+	start := a.b.Len()
+	a.b.WriteString(name)
+	return a.b.String()[start:]
+}
+
+// arenaChunk is the most bytes of names expandAll allocates at once.
+const arenaChunk = 1 << 20
 
 // Each calls fn with each name of expr, in Expand's order, one name at a time:
 // the list is counted first (Count's errors, nothing made), and then no more than
@@ -107,13 +158,13 @@ func Each(ctx context.Context, expr string, fn func(name string) error) error {
 	if err := look.stopped(0); err != nil {
 		return err
 	}
-	if _, err := count(expr, MaxHosts, look); err != nil {
+	if _, _, err := count(expr, MaxHosts, look); err != nil {
 		return err
 	}
-	for _, item := range splitTop(expr) {
-		var fnErr error
-		_, err := eachOne(item.s, MaxHosts, false, look, func(name string) error {
-			fnErr = fn(name)
+	var fnErr error
+	err := eachItem(expr, func(item span) error {
+		_, _, err := eachOne(item.s, MaxHosts, false, look, func(name []byte) error {
+			fnErr = fn(string(name))
 			return fnErr
 		})
 		if fnErr != nil {
@@ -122,8 +173,9 @@ func Each(ctx context.Context, expr string, fn func(name string) error) error {
 		if err != nil {
 			return inExpr(expr, item, err)
 		}
-	}
-	return nil
+		return nil
+	})
+	return err
 }
 
 // inExpr is err (an *itemError) of item, one of expr's comma-separated items: the
@@ -205,24 +257,30 @@ func quoteAt(expr string, at int) string {
 // them: a caller that bounds its own total (a slurm.conf's nodes over all its
 // lines) checks it before building anything.
 func Count(expr string) (int, error) {
-	return count(expr, MaxHosts, &looker{ctx: context.Background()})
+	n, _, err := count(expr, MaxHosts, &looker{ctx: context.Background()})
+	return n, err
 }
 
-// count is Count with room names left of MaxHosts, looking at look's context.
-func count(expr string, room int, look *looker) (int, error) {
-	items := splitTop(expr)
-	if len(items) == 0 {
-		return 0, fmt.Errorf("%q: no host names: %w", textin.Clip(expr), ErrSyntax)
-	}
-	total := 0
-	for _, item := range items {
-		_, n, err := expandOne(item.s, room-total, true, look)
+// count is Count with room names left of MaxHosts, looking at look's context; size
+// bounds the bytes of the names (eachOne's).
+func count(expr string, room int, look *looker) (total, size int, err error) {
+	items := 0
+	err = eachItem(expr, func(item span) error {
+		items++
+		n, b, err := eachOne(item.s, room-total, true, look, nil)
 		if err != nil {
-			return 0, inExpr(expr, item, err)
+			return inExpr(expr, item, err)
 		}
-		total += n
+		total, size = total+n, size+b
+		return nil
+	})
+	if err != nil {
+		return 0, 0, err
 	}
-	return total, nil
+	if items == 0 {
+		return 0, 0, fmt.Errorf("%q: no host names: %w", textin.Clip(expr), ErrSyntax)
+	}
+	return total, size, nil
 }
 
 // span is a piece of an expression and its byte offset in it.
@@ -235,6 +293,16 @@ type span struct {
 // elements.
 func splitTop(s string) []span {
 	var out []span
+	eachItem(s, func(item span) error {
+		out = append(out, item)
+		return nil
+	})
+	return out
+}
+
+// eachItem calls fn with each element of splitTop(s), in order, making no list of
+// them; fn's error stops it and is returned.
+func eachItem(s string, fn func(span) error) error {
 	depth, start := 0, 0
 	for i := 0; i <= len(s); i++ {
 		if i < len(s) {
@@ -256,29 +324,30 @@ func splitTop(s string) []span {
 			}
 		}
 		if i > start {
-			out = append(out, span{s[start:i], start})
+			if err := fn(span{s[start:i], start}); err != nil {
+				return err
+			}
 		}
 		start = i + 1
 	}
-	return out
+	return nil
 }
 
-// expandOne expands one name with its brackets, refusing more than room names; with
-// count it only checks and counts them. It looks at look's context every lookEvery
-// names or items.
-func expandOne(item string, room int, count bool, look *looker) ([]string, int, error) {
+// expandOne expands one name with its brackets, refusing more than room names. It
+// looks at look's context every lookEvery names or items.
+func expandOne(item string, room int, look *looker) ([]string, error) {
 	var names []string
-	n, err := eachOne(item, room, count, look, func(name string) error {
+	_, _, err := eachOne(item, room, false, look, func(name []byte) error {
 		if names == nil {
 			names = make([]string, 0, 8)
 		}
-		names = append(names, name)
+		names = append(names, string(name))
 		return nil
 	})
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	return names, n, nil
+	return names, nil
 }
 
 // numRange is one range of a bracket, lo..hi written with width digits (0: as is).
@@ -287,21 +356,18 @@ type numRange struct {
 	width  int
 }
 
-// segment is the text before a bracket and the bracket's ranges (none: a name's
-// text after its last bracket, or a name without brackets), with the cursor of
-// eachOne's walk: the range at, its value v and that value written, cur.
+// segment is the text before a bracket and the bracket's ranges, with the cursor
+// of eachOne's walk: the range at and its value v.
 type segment struct {
 	prefix string
 	rs     []numRange
 	at     int
 	v      uint64
-	cur    string
 }
 
 // set puts s's cursor on the first value of range at.
 func (s *segment) set(at int) {
 	s.at, s.v = at, s.rs[at].lo
-	s.cur = formatPadded(s.v, s.rs[at].width)
 }
 
 // step moves s's cursor on; false when it went past the last value (and back to
@@ -309,7 +375,6 @@ func (s *segment) set(at int) {
 func (s *segment) step() bool {
 	if s.v < s.rs[s.at].hi {
 		s.v++
-		s.cur = formatPadded(s.v, s.rs[s.at].width)
 		return true
 	}
 	if s.at+1 < len(s.rs) {
@@ -320,78 +385,77 @@ func (s *segment) step() bool {
 	return false
 }
 
-func formatPadded(v uint64, width int) string {
-	s := strconv.FormatUint(v, 10)
-	if len(s) < width {
-		s = strings.Repeat("0", width-len(s)) + s
-	}
-	return s
-}
-
 // eachOne calls emit with each name of one name with its brackets, in Slurm's
-// order, making one name at a time (a bracket's values are not made first: a list
-// of n[0-4194303] whose caller stops at its first name costs that name), refusing
-// more than room names; with count it only checks and counts them. It looks at
-// look's context every lookEvery names or items.
-func eachOne(item string, room int, count bool, look *looker, emit func(string) error) (int, error) {
+// order, making one name at a time in a buffer emit must not keep (a bracket's
+// values are not made first: a list of n[0-4194303] whose caller stops at its
+// first name costs that name), refusing more than room names; with count it only
+// checks and counts them. n is the number of names, size a bound on their bytes
+// (each name's prefixes and its numbers at their widest). It looks at look's
+// context every lookEvery names or items.
+func eachOne(item string, room int, count bool, look *looker, emit func([]byte) error) (n, size int, err error) {
 	if err := look.stopped(1); err != nil {
-		return 0, err
+		return 0, 0, err
+	}
+	if strings.IndexByte(item, '[') < 0 {
+		// A name without brackets (a ']' in it is part of the name, as in Slurm:
+		// "a]" is a name).
+		if 1 > room {
+			return 0, 0, itemErr(0, "more than %d host names in all", MaxHosts)
+		}
+		if !count {
+			if err := emit([]byte(item)); err != nil {
+				return 0, 0, err
+			}
+		}
+		return 1, len(item), nil
 	}
 	var segs []segment
-	n := 1
+	n = 1
 	rest := item
-	sawBracket := false
 	for rest != "" {
 		open := strings.IndexByte(rest, '[')
 		if open < 0 {
-			// A ']' before any '[' is part of the name, as in Slurm ("a]" is a name).
-			if sawBracket {
-				return 0, itemErr(len(item)-len(rest), "text %s after the last bracket", short(rest))
-			}
-			segs = append(segs, segment{prefix: rest})
-			break
+			return 0, 0, itemErr(len(item)-len(rest), "text %s after the last bracket", short(rest))
 		}
 		closeAt := strings.IndexByte(rest[open:], ']') + open
 		base := len(item) - len(rest) // rest's offset in item
 		if closeAt < open {
 			// Slurm prints a mangled name here (n[1-2 as n]); refused.
-			return 0, itemErr(base+open, "unmatched '['")
+			return 0, 0, itemErr(base+open, "unmatched '['")
 		}
 		prefix, body := rest[:open], rest[open+1:closeAt]
-		if sawBracket && strings.ContainsRune(prefix, ']') {
-			return 0, itemErr(base+strings.IndexByte(prefix, ']'), "unmatched ']'")
+		if base > 0 && strings.ContainsRune(prefix, ']') {
+			return 0, 0, itemErr(base+strings.IndexByte(prefix, ']'), "unmatched ']'")
 		}
 		if i := strings.IndexByte(body, '['); i >= 0 {
-			return 0, itemErr(base+open+1+i, "nested brackets")
+			return 0, 0, itemErr(base+open+1+i, "nested brackets")
 		}
-		rs, nv, err := rangeList(body, base+open+1, room, look)
+		rs, nv, digits, err := rangeList(body, base+open+1, room, look, !count)
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		if n*nv > room {
-			return 0, itemErr(base+open, "more than %d host names in all", MaxHosts)
+			return 0, 0, itemErr(base+open, "more than %d host names in all", MaxHosts)
 		}
 		n *= nv
+		size += len(prefix) + digits
 		rest = rest[closeAt+1:]
-		sawBracket = true
 		if !count {
 			segs = append(segs, segment{prefix: prefix, rs: rs})
 		}
 	}
 	if n > room {
-		return 0, itemErr(0, "more than %d host names in all", MaxHosts)
+		return 0, 0, itemErr(0, "more than %d host names in all", MaxHosts)
 	}
+	size *= n
 	if count {
-		return n, nil
+		return n, size, nil
 	}
 	// Slurm's order (hostlist.c, checked against scontrol): the last bracket varies
 	// fastest; before it, the first bracket varies fastest and the one before the
 	// last slowest (a[1-2]b[3-4]c[5-6]: a1b3c5 a1b3c6 a2b3c5 a2b3c6 a1b4c5 ...).
 	// With one or two brackets that is left to right, the first outermost.
 	brackets := len(segs)
-	if brackets > 0 && segs[brackets-1].rs == nil {
-		brackets-- // a name without brackets: its text
-	}
 	for i := range brackets {
 		segs[i].set(0)
 	}
@@ -399,21 +463,19 @@ func eachOne(item string, room int, count bool, look *looker, emit func(string) 
 	for i := brackets - 2; i >= 0; i-- {
 		order = append(order, i)
 	}
-	if brackets > 0 {
-		order = append(order, brackets-1)
-	}
-	var b strings.Builder
+	order = append(order, brackets-1)
+	var name []byte
 	for {
-		b.Reset()
+		name = name[:0]
 		for i := range segs {
-			b.WriteString(segs[i].prefix)
-			b.WriteString(segs[i].cur)
+			name = append(name, segs[i].prefix...)
+			name = appendPadded(name, segs[i].v, segs[i].rs[segs[i].at].width)
 		}
-		if err := emit(b.String()); err != nil {
-			return 0, err
+		if err := emit(name); err != nil {
+			return 0, 0, err
 		}
 		if err := look.stopped(1); err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		k := len(order) - 1
 		for ; k >= 0; k-- {
@@ -425,38 +487,43 @@ func eachOne(item string, room int, count bool, look *looker, emit func(string) 
 			break
 		}
 	}
-	return n, nil
+	return n, size, nil
 }
 
-// rangeList reads "1-3,007,9" as its ranges (padding kept) and their number of
-// values; at is body's offset in its item, for the errors. More than room values
-// are refused.
-func rangeList(body string, at, room int, look *looker) ([]numRange, int, error) {
+// rangeList reads "1-3,007,9" as its ranges (padding kept, made only with keep),
+// their number of values and the most digits a value takes; at is body's offset in
+// its item, for the errors. More than room values are refused.
+func rangeList(body string, at, room int, look *looker, keep bool) ([]numRange, int, int, error) {
 	if body == "" {
-		return nil, 0, itemErr(at-1, "empty brackets")
+		return nil, 0, 0, itemErr(at-1, "empty brackets")
 	}
 	var out []numRange
-	n := 0
-	for _, r := range strings.Split(body, ",") {
+	if keep {
+		out = make([]numRange, 0, strings.Count(body, ",")+1)
+	}
+	n, digits := 0, 0
+	for rest, more := body, true; more; {
+		var r string
+		r, rest, more = strings.Cut(rest, ",")
 		if err := look.stopped(1); err != nil {
-			return nil, 0, err
+			return nil, 0, 0, err
 		}
 		lo, hi, isRange := strings.Cut(r, "-")
 		a, err := number(lo, at)
 		if err != nil {
-			return nil, 0, err
+			return nil, 0, 0, err
 		}
 		b := a
 		if isRange && hi != "" { // "1-" is 1, as in Slurm
 			if b, err = number(hi, at+len(lo)+1); err != nil {
-				return nil, 0, err
+				return nil, 0, 0, err
 			}
 		}
 		if b < a {
-			return nil, 0, itemErr(at, "reversed range %s", short(r))
+			return nil, 0, 0, itemErr(at, "reversed range %s", short(r))
 		}
 		if room <= n || b-a >= uint64(room-n) {
-			return nil, 0, itemErr(at, "range %s: more than %d host names in all", short(r), MaxHosts)
+			return nil, 0, 0, itemErr(at, "range %s: more than %d host names in all", short(r), MaxHosts)
 		}
 		n += int(b-a) + 1
 		at += len(r) + 1
@@ -464,9 +531,21 @@ func rangeList(body string, at, room int, look *looker) ([]numRange, int, error)
 		if len(lo) > 1 && lo[0] == '0' {
 			width = len(lo) // zero padded: keep the width
 		}
-		out = append(out, numRange{a, b, width})
+		digits = max(digits, width, digitsOf(b))
+		if keep {
+			out = append(out, numRange{a, b, width})
+		}
 	}
-	return out, n, nil
+	return out, n, digits, nil
+}
+
+// digitsOf is the number of decimal digits of v.
+func digitsOf(v uint64) int {
+	d := 1
+	for ; v >= 10; v /= 10 {
+		d++
+	}
+	return d
 }
 
 // number reads a bracket's number s, at offset at of its item.

@@ -108,7 +108,7 @@ func (t *Table) Parse(expr string) (List, error) {
 	for _, item := range splitTop(expr) {
 		prefix, body, ok := oneBracket(item.s)
 		if !ok {
-			names, _, err := expandOne(item.s, MaxHosts, false, &looker{ctx: context.Background()})
+			names, err := expandOne(item.s, MaxHosts, &looker{ctx: context.Background()})
 			if err != nil {
 				return List{}, inExpr(expr, item, err) // unreachable: counted
 			}
