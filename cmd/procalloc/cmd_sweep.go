@@ -102,7 +102,8 @@ name: key. Results and resuming work as with a file (items are known by their
 parameters); --sbatch needs a file, which the array tasks read.
 
 Results (-o): one JSON line per finished item, appended whole and flushed to disk:
-{"sweep", "sweep_id" (a hash of the grid), "index", "key" (a hash of the item's
+{"sweep", "sweep_id" (a hash of the grid), "build" (the procalloc build that ran
+it, as "procalloc version" names it), "index", "key" (a hash of the item's
 parameters), "params", "status" (ok or failed), "error", "result" (the item's sim
 --json), "seconds", "alloc_time" (the time inside the allocator)}; merge leaves out
 the timings, seconds and alloc_time. A rerun skips items
@@ -606,7 +607,10 @@ line found cannot be checked).
 Files of different sweeps are refused, and so are files in which no line is a
 results line. Lines carry their sweep's id (a hash of its grid), so that without
 --spec the shards of two sweep files of one name (in different folders) are refused
-too; with --spec the items' keys decide.
+too; with --spec the items' keys decide. Lines name the build of procalloc that
+wrote them: shards of two or more builds are merged with a warning naming each
+build's files (--json: "builds"); lines written before lines named it are
+"unknown".
 A damaged line (cut short by a crash, or spliced by two sweeps writing one file
 before results files were locked) is skipped with a warning: its item is then
 missing unless another line has it; without --spec, merge cannot tell which items

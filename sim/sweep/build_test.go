@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/procalloc/procalloc/internal/buildid"
@@ -39,15 +40,7 @@ func wantBuilds(files []string, lines [][]Line) []BuildSource {
 	for _, b := range by {
 		out = append(out, *b)
 	}
-	slices.SortFunc(out, func(a, b BuildSource) int {
-		if a.Build < b.Build {
-			return -1
-		}
-		if a.Build > b.Build {
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, func(a, b BuildSource) int { return strings.Compare(a.Build, b.Build) })
 	return out
 }
 
