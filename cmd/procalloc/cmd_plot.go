@@ -93,6 +93,7 @@ procalloc plot bunde.jsonl --where pattern=n-body --json`,
 					return err
 				}
 				warnDamaged(e.stderr, "plot", rep.Damaged)
+				warnBuilds(e.stderr, "plot", rep.Builds)
 				matched := 0
 				for _, l := range rep.Lines {
 					if match(l.Params) {
@@ -536,7 +537,7 @@ func readPlotInput(e *env, paths []string) (*sweep.MergeReport, error) {
 			return nil, err
 		}
 		rep.Lines = append(rep.Lines, m.Lines...)
-		rep.Damaged = m.Damaged
+		rep.Damaged, rep.Builds = m.Damaged, m.Builds
 	}
 	return rep, nil
 }

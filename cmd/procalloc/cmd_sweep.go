@@ -2,12 +2,14 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -16,6 +18,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/procalloc/procalloc/internal/buildid"
 	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/sim"
 	"github.com/procalloc/procalloc/sim/sweep"
@@ -99,7 +102,8 @@ name: key. Results and resuming work as with a file (items are known by their
 parameters); --sbatch needs a file, which the array tasks read.
 
 Results (-o): one JSON line per finished item, appended whole and flushed to disk:
-{"sweep", "sweep_id" (a hash of the grid), "index", "key" (a hash of the item's
+{"sweep", "sweep_id" (a hash of the grid), "build" (the procalloc build that ran
+it, as "procalloc version" names it), "index", "key" (a hash of the item's
 parameters), "params", "status" (ok or failed), "error", "result" (the item's sim
 --json), "seconds", "alloc_time" (the time inside the allocator)}; merge leaves out
 the timings, seconds and alloc_time. A rerun skips items
@@ -408,6 +412,20 @@ func warnResults(w io.Writer, path string, res *sweep.Results) {
 	if len(res.Damaged) > 0 {
 		fmt.Fprintf(w, "procalloc sweep: warning: %s: %d damaged lines skipped (%s): their items are redone\n", path, len(res.Damaged), lineList(res.Damaged))
 	}
+	// Items done by another build are kept, not redone: said here, and by merge.
+	other := map[string]int{}
+	for _, l := range res.Done {
+		if l.Build != buildid.ID() {
+			other[cmp.Or(l.Build, buildid.Unknown)]++
+		}
+	}
+	if len(other) > 0 {
+		var each []string
+		for _, b := range slices.Sorted(maps.Keys(other)) {
+			each = append(each, fmt.Sprintf("%d by %s", other[b], b))
+		}
+		fmt.Fprintf(w, "procalloc sweep: warning: %s holds items done by other builds of procalloc than this one (%s): %s; they are kept, not redone, and merge will name both builds (give -o a new file to run them all with this build)\n", path, buildid.ID(), strings.Join(each, ", "))
+	}
 	if res.NoLock != nil {
 		fmt.Fprintf(w, "procalloc sweep: warning: %s cannot be locked (%v): a second sweep on this file at the same time would not be stopped\n", path, res.NoLock)
 	}
@@ -589,7 +607,10 @@ line found cannot be checked).
 Files of different sweeps are refused, and so are files in which no line is a
 results line. Lines carry their sweep's id (a hash of its grid), so that without
 --spec the shards of two sweep files of one name (in different folders) are refused
-too; with --spec the items' keys decide.
+too; with --spec the items' keys decide. Lines name the build of procalloc that
+wrote them: shards of two or more builds are merged with a warning naming each
+build's files (--json: "builds"); lines written before lines named it are
+"unknown".
 A damaged line (cut short by a crash, or spliced by two sweeps writing one file
 before results files were locked) is skipped with a warning: its item is then
 missing unless another line has it; without --spec, merge cannot tell which items
@@ -636,6 +657,7 @@ procalloc merge bunde.shard-*.jsonl -o bunde.jsonl --json`,
 					return err
 				}
 				warnDamaged(e.stderr, "merge", rep.Damaged)
+				warnBuilds(e.stderr, "merge", rep.Builds)
 				if len(rep.Lines) == 0 && spec == nil {
 					// Without --spec nothing says what is missing: an empty merge
 					// (empty or wrong files) succeeded, writing an empty -o.
@@ -669,7 +691,13 @@ procalloc merge bunde.shard-*.jsonl -o bunde.jsonl --json`,
 						Failed  []item `json:"failed"`
 						Missing []item `json:"missing"`
 						Extra   int    `json:"extra_lines_left_out"`
-					}{Items: len(rep.Lines), Failed: []item{}, Missing: []item{}, Extra: rep.Extra}
+						// Builds are the builds of procalloc that wrote the lines,
+						// with their files: more than one is warned of.
+						Builds []sweep.BuildSource `json:"builds"`
+					}{Items: len(rep.Lines), Failed: []item{}, Missing: []item{}, Extra: rep.Extra, Builds: rep.Builds}
+					if r.Builds == nil {
+						r.Builds = []sweep.BuildSource{}
+					}
 					for _, l := range rep.Failed {
 						r.Failed = append(r.Failed, item{l.Index, l.Key, l.Error})
 					}
@@ -831,6 +859,31 @@ func openResultsInputs(e *env, paths []string) (ins []sweep.Input, closeAll func
 		ins = append(ins, sweep.Input{Name: name, R: r})
 	}
 	return ins, closeAll, nil
+}
+
+// warnBuilds says on stderr when the lines a merge read were written by more than
+// one build of procalloc (sweep.MergeReport.Builds), naming each build's files.
+func warnBuilds(w io.Writer, cmd string, builds []sweep.BuildSource) {
+	if len(builds) < 2 {
+		return
+	}
+	var each []string
+	for _, b := range builds {
+		name := b.Build
+		if name == buildid.Unknown {
+			name += " (lines that name no build: written before results lines did)"
+		}
+		each = append(each, fmt.Sprintf("%s: %s in %s", name, lineCount(b.Lines), textin.FirstFew(b.Files, 5, ", ")))
+	}
+	fmt.Fprintf(w, "procalloc %s: warning: the results lines were written by %d different builds of procalloc, whose replays may differ (a shard rerun after an upgrade?): %s; to compare like with like, run the sweep again with one build (into new files) and merge that\n", cmd, len(builds), strings.Join(each, "; "))
+}
+
+// lineCount writes "1 line" or "N lines".
+func lineCount(n int) string {
+	if n == 1 {
+		return "1 line"
+	}
+	return fmt.Sprintf("%d lines", n)
 }
 
 // warnDamaged says on stderr which damaged lines a merge skipped.

@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"runtime/debug"
+
+	"github.com/procalloc/procalloc/internal/buildid"
 )
 
 func init() {
@@ -14,7 +16,7 @@ func init() {
 		usage:   "version",
 		example: "procalloc version\nprocalloc version --json",
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
-			asJSON := fs.Bool("json", false, "print JSON: {\"version\": ..., \"go\": ...}")
+			asJSON := fs.Bool("json", false, "print JSON: {\"version\": ..., \"build\": ..., \"go\": ...}")
 			return func(ctx context.Context, e *env, args []string) error {
 				if len(args) > 0 {
 					return usagef("unexpected arguments %q", args)
@@ -27,9 +29,10 @@ func init() {
 					goVersion = bi.GoVersion
 				}
 				if *asJSON {
-					return writeJSON(e.stdout, map[string]string{"version": v, "go": goVersion})
+					return writeJSON(e.stdout, map[string]string{"version": v, "build": buildid.ID(), "go": goVersion})
 				}
-				_, err := fmt.Fprintf(e.stdout, "procalloc %s\n", v)
+				// The build is what sweep's results lines name (buildid.ID).
+				_, err := fmt.Fprintf(e.stdout, "procalloc %s (build %s)\n", v, buildid.ID())
 				return err
 			}
 		},

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/procalloc/procalloc/internal/buildid"
 	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/sim"
 )
@@ -44,11 +45,15 @@ type Line struct {
 	Sweep string `json:"sweep"` // the sweep's Name
 	// SweepID tells apart sweeps of one name (two sweep.yaml in different folders):
 	// Spec.ID of the sweep that wrote the line; "" in files written before it.
-	SweepID string          `json:"sweep_id,omitempty"`
-	Item                    // index, key, params
-	Status  Status          `json:"status"`           // ok or failed
-	Error   string          `json:"error,omitempty"`  // why the item failed; "" when ok
-	Result  json.RawMessage `json:"result,omitempty"` // the replay's JSON (sim --json)
+	SweepID string `json:"sweep_id,omitempty"`
+	// Build names the procalloc build that ran the item (buildid.ID: "git:REV",
+	// "git:REV+dirty:EXE", a module version or "exe:EXE"); "" in files written
+	// before lines named it, which merge counts as buildid.Unknown. Merge keeps it.
+	Build  string          `json:"build,omitempty"`
+	Item                   // index, key, params
+	Status Status          `json:"status"`           // ok or failed
+	Error  string          `json:"error,omitempty"`  // why the item failed; "" when ok
+	Result json.RawMessage `json:"result,omitempty"` // the replay's JSON (sim --json)
 	// Seconds is the item's wall-clock time; merged files leave it out, so that they
 	// do not depend on the machine or the run.
 	Seconds float64 `json:"seconds,omitempty"`
@@ -445,6 +450,18 @@ type MergeReport struct {
 	// another line has them (without a spec, that cannot be told for items after
 	// the highest index present).
 	Damaged []string
+	// Builds are the builds that wrote the lines read (Line.Build, buildid.Unknown
+	// for lines without one), sorted by name, each with the files holding its
+	// lines: more than one means the shards were run by different builds of
+	// procalloc, whose replays may differ.
+	Builds []BuildSource
+}
+
+// BuildSource is a build that wrote lines of a merge, and where they are.
+type BuildSource struct {
+	Build string   `json:"build"` // Line.Build, buildid.Unknown when the lines have none
+	Files []string `json:"files"` // the inputs holding its lines (Input.Name), in input order
+	Lines int      `json:"lines"` // how many lines it wrote (damaged ones not counted)
 }
 
 // Merge reads results files and keeps one line per item (an ok line over failed ones),
@@ -478,6 +495,7 @@ func MergeInputs(inputs []Input, spec *Spec) (*MergeReport, error) {
 	if spec != nil {
 		specID = spec.ID()
 	}
+	builds := map[string]*BuildSource{}
 	for _, in := range inputs {
 		lr := newLineReader(textin.Decompress(in.R), in.Name)
 		good, firstJunk := 0, 0
@@ -530,6 +548,18 @@ func MergeInputs(inputs []Input, spec *Spec) (*MergeReport, error) {
 			if spec != nil {
 				l.SweepID = specID
 			}
+			build := l.Build
+			if build == "" {
+				build = buildid.Unknown
+			}
+			b := builds[build]
+			if b == nil {
+				b = &BuildSource{Build: build}
+				builds[build] = b
+			}
+			if b.Lines++; len(b.Files) == 0 || b.Files[len(b.Files)-1] != in.Name {
+				b.Files = append(b.Files, in.Name)
+			}
 			l.Seconds, l.AllocTime = 0, nil
 			if old, ok := best[l.Key]; !ok || (old.Status != StatusOK && l.Status == StatusOK) {
 				best[l.Key] = l
@@ -540,6 +570,10 @@ func MergeInputs(inputs []Input, spec *Spec) (*MergeReport, error) {
 		}
 		rep.Damaged = append(rep.Damaged, damaged...)
 	}
+	for _, b := range builds {
+		rep.Builds = append(rep.Builds, *b)
+	}
+	slices.SortFunc(rep.Builds, func(a, b BuildSource) int { return strings.Compare(a.Build, b.Build) })
 	var items []Item
 	if spec != nil {
 		items = spec.Items()

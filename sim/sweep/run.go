@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/procalloc/procalloc/internal/buildid"
+
 	"github.com/procalloc/procalloc/sim"
 )
 
@@ -29,7 +31,7 @@ type Runner struct {
 	// procalloc command's: sim's flags named, the command that decompresses a
 	// trace it does not read).
 	Error func(it Item, err error) error
-	// Done receives each item's results line (SweepID set) as it ends, one call at
+	// Done receives each item's results line (SweepID and Build set) as it ends, one call at
 	// a time; an error stops the run (sim.Grid) and is returned.
 	Done func(l Line) error
 }
@@ -67,7 +69,7 @@ func (s *Spec) Run(ctx context.Context, items []Item, r Runner) error {
 				g.Report.Trace = items[i].Params.Trace
 			}
 			l := NewLine(s.Name, items[i], g.Report, err, time.Since(t0[i]).Seconds())
-			l.SweepID = id
+			l.SweepID, l.Build = id, buildid.ID()
 			if r.Done == nil {
 				return nil
 			}
