@@ -927,14 +927,14 @@ func (p *Plan) nameOrder() curves.Order {
 }
 
 // currentTopology is the site's topology.conf as Slurm reads it (read by
-// checkInputs, its Include lines followed): its tree, or nil for a block
-// configuration or none.
+// checkInputs, its Include lines followed): its tree, or nil for a block or
+// ring configuration or none.
 func (p *Plan) currentTopology() (*slurm.Tree, error) {
 	t := p.topology
 	if t == nil {
 		return nil, nil
 	}
-	if t.Blocks != nil {
+	if t.Blocks != nil || t.Rings != nil {
 		return nil, nil
 	}
 	tree, err := t.TreeOf()

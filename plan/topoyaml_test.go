@@ -19,7 +19,8 @@ import (
 )
 
 // yamlTopology writes topology t (read from a topology.conf) as one topology of
-// a topology.yaml named name: the same switches or blocks in the same order.
+// a topology.yaml named name: the same switches, blocks or rings in the same
+// order.
 func yamlTopology(t *testing.T, top *slurm.Topology, name string, clusterDefault bool) string {
 	t.Helper()
 	var b strings.Builder
@@ -58,8 +59,13 @@ func yamlTopology(t *testing.T, top *slurm.Topology, name string, clusterDefault
 		for _, bl := range top.Blocks.Blocks {
 			fmt.Fprintf(&b, "      - block: %s\n        nodes: %q\n", bl.Name, hl(bl.Nodes))
 		}
+	case top.Rings != nil:
+		b.WriteString("  ring:\n    rings:\n")
+		for _, r := range top.Rings.Rings {
+			fmt.Fprintf(&b, "      - ring: %s\n        nodes: %q\n", r.Name, hl(r.Nodes))
+		}
 	default:
-		t.Fatal("yamlTopology: a tree or blocks")
+		t.Fatal("yamlTopology: a tree, blocks or rings")
 	}
 	return b.String()
 }
@@ -112,6 +118,11 @@ func TestCurrentFromTopologyYAML(t *testing.T) {
 	blocks := sampleBlocks()
 	treeY := yamlTopology(t, parseConfTopology(t, tree), "fabric", false)
 	blocksY := yamlTopology(t, parseConfTopology(t, blocks), "racks", false)
+	// Slurm 26.05's topology/ring from topology.conf's RingName= lines: rings
+	// out of name order, a node on two rings, one ring of every node (the
+	// sample's history has jobs of up to 16 nodes).
+	rings := []byte("RingName=r0 Nodes=node[01-07]\nRingName=r1 Nodes=node[14,12,10,08,09,11,13]\nRingName=r2 Nodes=node[15,07,01]\nRingName=all Nodes=node[16,01-15]\n")
+	ringsY := yamlTopology(t, parseConfTopology(t, rings), "rings", false)
 	base := "NodeName=DEFAULT CPUs=1\nNodeName=node[01-16]\nPartitionName=all Nodes=ALL OverSubscribe=EXCLUSIVE Default=YES\n"
 	asDefault := func(y string) string { return strings.Replace(y, "\n", "\n  cluster_default: true\n", 1) }
 	for _, c := range []struct {
@@ -129,6 +140,9 @@ func TestCurrentFromTopologyYAML(t *testing.T) {
 		{name: "block", conf: "TopologyPlugin=topology/block\n", topology: blocks, yamlConf: "TopologyPlugin=topology/tree\n", yaml: blocksY + flatYAML + treeY,
 			wantNote: "Slurm takes the first listed", wantPlugin: "TopologyPlugin=topology/tree is not used"},
 		{name: "block, cluster_default", conf: "TopologyPlugin=topology/block\n", topology: blocks, yaml: treeY + asDefault(blocksY), wantNote: "topology racks (block"},
+		{name: "ring", conf: "TopologyPlugin=topology/ring\n", topology: rings, yaml: ringsY, wantNote: "topology rings (ring"},
+		{name: "ring, cluster_default", conf: "TopologyPlugin=topology/ring\n", topology: rings, yamlConf: "TopologyPlugin=topology/tree\n", yaml: treeY + asDefault(ringsY) + blocksY,
+			wantNote: "topology rings (ring", wantPlugin: "TopologyPlugin=topology/tree is not used"},
 		{name: "flat", conf: "", yaml: flatYAML + treeY, wantNote: "topology none (flat"},
 		{name: "flat, the only one", conf: "", yaml: flatYAML, wantNote: "topology none (flat"},
 	} {
