@@ -416,10 +416,8 @@ func (p *Plan) torusOf(t *slurm.Torus) (*torusConfig, string) {
 		return nil, "it lists no placements"
 	case t.OwnAnchors:
 		return nil, "a placement gives anchor_seed or anchor_spacing of its own"
-	case t.Empty > 0:
-		return nil, fmt.Sprintf("its regions leave %d of its %d positions without a node (Slurm skips every placement box that holds one; the emulation does not model them)", t.Empty, len(t.Nodes))
-	case len(t.Nodes) != len(p.Names):
-		return nil, fmt.Sprintf("its %d nodes are not the %d compute hosts", len(t.Nodes), len(p.Names))
+	case len(t.Nodes)-t.Empty != len(p.Names):
+		return nil, fmt.Sprintf("its %d nodes are not the %d compute hosts", len(t.Nodes)-t.Empty, len(p.Names))
 	}
 	pl := slices.Clone(t.Placements)
 	slices.SortStableFunc(pl, func(a, b slurm.Box) int { return cmp.Compare(a.Size(), b.Size()) })
@@ -431,6 +429,12 @@ func (p *Plan) torusOf(t *slurm.Torus) (*torusConfig, string) {
 	at := make([]int, len(t.Nodes))
 	identity := true
 	for pos, n := range t.Nodes {
+		if n == "" {
+			// A position its regions leave without a node: boxes that hold it
+			// are skipped (torus3D).
+			at[pos], identity = -1, false
+			continue
+		}
 		v, ok := p.computeSet[n]
 		if !ok {
 			return nil, fmt.Sprintf("its node %s is not a compute host", n)

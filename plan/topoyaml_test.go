@@ -593,8 +593,9 @@ func TestPartSwitchMatchesItsRules(t *testing.T) {
 // regions (Slurm 26.05; the positions checked on Slurm 26.05.3 in
 // slurm/newslurm_test.go, TestTorus3DRegionsOnSlurmNew) is modelled as the site
 // whose torus lists the same nodes at the same positions: the same current row
-// and predictions. Regions that leave positions empty are modelled flat, a note
-// saying why.
+// and predictions. Regions that leave positions empty are emulated with their
+// holes; regions that hold other nodes than the compute hosts are modelled
+// flat, a note saying why.
 func TestCurrentTorus3DFromRegions(t *testing.T) {
 	hosts, runOn := torusSite4x2x2(t, 4)
 	var pl strings.Builder
@@ -616,11 +617,30 @@ func TestCurrentTorus3DFromRegions(t *testing.T) {
 	if len(rp) == 0 || !bytes.Equal(rp, np) || !reflect.DeepEqual(rr.Metrics, nr.Metrics) {
 		t.Errorf("regions predict\n%s\nthe node list\n%s", rp, np)
 	}
+	// Regions covering 8 of the 16 hosts: not the compute hosts, flat.
 	ph := run(holes)
 	hr, _ := currentOf(t, ph)
 	if ph.Deployment(KindCurrent).torus != nil || !slices.ContainsFunc(hr.Notes, func(n string) bool {
-		return strings.Contains(n, "its regions leave 8 of its 16 positions without a node") && strings.Contains(n, "modelled as flat")
+		return strings.Contains(n, "its 8 nodes are not the 16 compute hosts") && strings.Contains(n, "modelled as flat")
 	}) {
-		t.Errorf("regions with empty positions: notes %q", hr.Notes)
+		t.Errorf("regions of half the hosts: notes %q", hr.Notes)
+	}
+	// A 4x2x3 torus of 24 positions holding the 16 hosts, 8 positions empty
+	// (TestTorus3DHolesOnSlurmNew's shape): emulated with its holes, boxes
+	// that hold one skipped (TestTorus3DHolesAgainstBruteForce checks the
+	// decisions).
+	var pl3 strings.Builder
+	for _, b := range slurm.DefaultPlacements([3]int{4, 2, 3}) {
+		fmt.Fprintf(&pl3, "      - dims: {x: %d, y: %d, z: %d}\n", b.X, b.Y, b.Z)
+	}
+	holes3 := "- topology: t\n  torus3d:\n    name: t1\n    dims: {x: 4, y: 2, z: 3}\n    regions:\n" +
+		"      - {dims: {x: 4, y: 2, z: 1}, nodes: \"node[05,13,02,09,16,01,12,07]\"}\n" +
+		"      - {anchor: {z: 1}, dims: {x: 2, y: 2, z: 1}, nodes: \"node[03,14,06,10]\"}\n" +
+		"      - {anchor: {x: 2, z: 2}, dims: {x: 2, y: 2, z: 1}, nodes: \"node[11,04,15,08]\"}\n    placements:\n" + pl3.String()
+	p3 := run(holes3)
+	h3, hp := currentOf(t, p3)
+	tc := p3.Deployment(KindCurrent).torus
+	if tc == nil || len(tc.nodeAt) != 24 || slices.Index(tc.nodeAt, -1) != 10 || len(hp) == 0 || slices.ContainsFunc(h3.Notes, func(n string) bool { return strings.Contains(n, "modelled as flat") }) {
+		t.Errorf("regions leaving 8 positions empty: torus %+v, notes %q", tc, h3.Notes)
 	}
 }
