@@ -93,11 +93,11 @@ func TestTopologyConfRingsIncluded(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(dir, "topology.conf")
-	top, err := ParseTopologyConfIncluding(context.Background(), strings.NewReader("RingName=a Nodes=n[1-4]\nInclude rings.inc\n"), path, path, os.ReadFile)
+	_, err := ParseTopologyConfIncluding(context.Background(), strings.NewReader("RingName=a Nodes=n[1-4]\nInclude rings.inc\n"), path, path, os.ReadFile)
 	if err == nil || !strings.Contains(err.Error(), "rings.inc line 2: ring a defined twice (first on line 1;") {
 		t.Fatalf("a ring defined again in an included file: %v", err)
 	}
-	top, err = ParseTopologyConfIncluding(context.Background(), strings.NewReader("RingName=a Nodes=n[1-4]\nInclude rings.inc\nRingName=c Nodes=n[1,3]\n"), path, path, func(name string) ([]byte, error) {
+	top, err := ParseTopologyConfIncluding(context.Background(), strings.NewReader("RingName=a Nodes=n[1-4]\nInclude rings.inc\nRingName=c Nodes=n[1,3]\n"), path, path, func(name string) ([]byte, error) {
 		return []byte("RingName=b Nodes=n[8,7,6,5]\n"), nil
 	})
 	if err != nil {
