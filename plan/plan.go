@@ -55,7 +55,7 @@ type Options struct {
 	// slurm.conf keeping its Include lines. nil: Include lines are not followed
 	// (a warning says so; a topology.conf's are an error).
 	ReadIncluded func(name string) ([]byte, error)
-	// TopologyConf is the site's topology.conf (tree or block), nil when none; it is
+	// TopologyConf is the site's topology.conf (tree, block or ring), nil when none; it is
 	// the current configuration's topology when slurm.conf's TopologyPlugin uses it.
 	// A topology.yaml (Slurm 25.05+, told apart by its content) is the current
 	// configuration's whatever TopologyPlugin says: each partition's topology
