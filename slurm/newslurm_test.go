@@ -337,27 +337,13 @@ func TestSwitchAsNodeRankOnSlurmNew(t *testing.T) {
 func TestTorus3DRegionsOnSlurmNew(t *testing.T) {
 	c := newSlurmCluster(t, "regions")
 	d := [3]int{4, 2, 2}
-	placements := DefaultPlacements(d)
-	var b strings.Builder
-	b.WriteString("- topology: t\n  torus3d:\n    toruses:\n      - name: t1\n        dims: {x: 4, y: 2, z: 2}\n        regions:\n")
-	b.WriteString("          - {anchor: {x: 0, y: 0, z: 1}, dims: {x: 4, y: 2, z: 1}, nodes: \"node[16,03,11,07,01,14,05,09]\"}\n")
-	b.WriteString("          - {anchor: {x: 0, y: 0, z: 0}, dims: {x: 2, y: 2, z: 1}, nodes: \"node[12,02,15,06]\"}\n")
-	b.WriteString("          - {anchor: {x: 2, y: 0, z: 0}, dims: {x: 2, y: 2, z: 1}, nodes: \"node[04,13,08,10]\"}\n")
-	b.WriteString("        placements:\n")
-	for _, p := range placements {
-		fmt.Fprintf(&b, "          - dims: {x: %d, y: %d, z: %d}\n", p.X, p.Y, p.Z)
-	}
-	top, err := ParseTopologyYAML(strings.NewReader(b.String()), "t")
-	if err != nil {
-		t.Fatal(err)
-	}
+	yamlPath, top, placements := regionsTorus(t, d,
+		"{anchor: {x: 0, y: 0, z: 1}, dims: {x: 4, y: 2, z: 1}, nodes: \"node[16,03,11,07,01,14,05,09]\"}",
+		"{anchor: {x: 0, y: 0, z: 0}, dims: {x: 2, y: 2, z: 1}, nodes: \"node[12,02,15,06]\"}",
+		"{anchor: {x: 2, y: 0, z: 0}, dims: {x: 2, y: 2, z: 1}, nodes: \"node[04,13,08,10]\"}")
 	at := top.Torus.Nodes // the name at each position, x fastest
 	if top.Torus.Empty != 0 || len(at) != 16 || at[0] != "node12" || at[2] != "node04" || at[8] != "node16" {
 		t.Fatalf("positions %v (empty %d)", at, top.Torus.Empty)
-	}
-	yamlPath := filepath.Join(t.TempDir(), "topology.yaml")
-	if err := os.WriteFile(yamlPath, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
 	}
 	c.start(16, withPorts(16, "--topology", yamlPath))
 	free := slices.Repeat([]bool{true}, 16) // by position
@@ -416,20 +402,10 @@ func TestTorus3DRegionsOnSlurmNew(t *testing.T) {
 func TestTorus3DHolesOnSlurmNew(t *testing.T) {
 	c := newSlurmCluster(t, "holes")
 	d := [3]int{4, 2, 3}
-	placements := DefaultPlacements(d)
-	var b strings.Builder
-	b.WriteString("- topology: t\n  torus3d:\n    toruses:\n      - name: t1\n        dims: {x: 4, y: 2, z: 3}\n        regions:\n")
-	b.WriteString("          - {anchor: {x: 0, y: 0, z: 0}, dims: {x: 4, y: 2, z: 1}, nodes: \"node[05,13,02,09,16,01,12,07]\"}\n")
-	b.WriteString("          - {anchor: {x: 0, y: 0, z: 1}, dims: {x: 2, y: 2, z: 1}, nodes: \"node[03,14,06,10]\"}\n")
-	b.WriteString("          - {anchor: {x: 2, y: 0, z: 2}, dims: {x: 2, y: 2, z: 1}, nodes: \"node[11,04,15,08]\"}\n")
-	b.WriteString("        placements:\n")
-	for _, p := range placements {
-		fmt.Fprintf(&b, "          - dims: {x: %d, y: %d, z: %d}\n", p.X, p.Y, p.Z)
-	}
-	top, err := ParseTopologyYAML(strings.NewReader(b.String()), "t")
-	if err != nil {
-		t.Fatal(err)
-	}
+	yamlPath, top, placements := regionsTorus(t, d,
+		"{anchor: {x: 0, y: 0, z: 0}, dims: {x: 4, y: 2, z: 1}, nodes: \"node[05,13,02,09,16,01,12,07]\"}",
+		"{anchor: {x: 0, y: 0, z: 1}, dims: {x: 2, y: 2, z: 1}, nodes: \"node[03,14,06,10]\"}",
+		"{anchor: {x: 2, y: 0, z: 2}, dims: {x: 2, y: 2, z: 1}, nodes: \"node[11,04,15,08]\"}")
 	at := top.Torus.Nodes // the name at each position, x fastest; "" a hole
 	hole := make([]bool, len(at))
 	for p, n := range at {
@@ -437,10 +413,6 @@ func TestTorus3DHolesOnSlurmNew(t *testing.T) {
 	}
 	if top.Torus.Empty != 8 || len(at) != 24 || at[0] != "node05" || at[8] != "node03" || at[10] != "" || at[18] != "node11" {
 		t.Fatalf("positions %q (empty %d)", at, top.Torus.Empty)
-	}
-	yamlPath := filepath.Join(t.TempDir(), "topology.yaml")
-	if err := os.WriteFile(yamlPath, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
 	}
 	c.start(16, withPorts(16, "--topology", yamlPath))
 	free := slices.Repeat([]bool{true}, len(at)) // by position
@@ -511,4 +483,30 @@ func TestTorus3DHolesOnSlurmNew(t *testing.T) {
 		t.Fatalf("only %d placements compared", compared)
 	}
 	t.Logf("torus3d with 8 holes on Slurm 26.05: %d placements compared, 0 differ; %d jobs both wait", compared, waits)
+}
+
+// regionsTorus writes a topology.yaml of one torus of dims given by regions
+// (each a flow mapping {anchor, dims, nodes}) with the default placements, and
+// returns its path, the topology as parsed and the placements.
+func regionsTorus(t *testing.T, d [3]int, regions ...string) (string, *Topology, []Box) {
+	t.Helper()
+	placements := DefaultPlacements(d)
+	var b strings.Builder
+	fmt.Fprintf(&b, "- topology: t\n  torus3d:\n    toruses:\n      - name: t1\n        dims: {x: %d, y: %d, z: %d}\n        regions:\n", d[0], d[1], d[2])
+	for _, r := range regions {
+		fmt.Fprintf(&b, "          - %s\n", r)
+	}
+	b.WriteString("        placements:\n")
+	for _, p := range placements {
+		fmt.Fprintf(&b, "          - dims: {x: %d, y: %d, z: %d}\n", p.X, p.Y, p.Z)
+	}
+	top, err := ParseTopologyYAML(strings.NewReader(b.String()), "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "topology.yaml")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path, top, placements
 }
