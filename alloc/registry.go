@@ -71,7 +71,7 @@ type Options struct {
 	// SlurmBlocks reads the topology file named in a slurm:block spec, as
 	// SlurmTree; nil: slurm:block is refused.
 	SlurmBlocks func(path, name string) (*slurm.Blocks, error)
-	// SlurmRings reads the topology.yaml named in a slurm:ring spec, as
+	// SlurmRings reads the topology file named in a slurm:ring spec, as
 	// SlurmTree; nil: slurm:ring is refused.
 	SlurmRings func(path, name string) (*slurm.Rings, error)
 	// Context, when set, stops the building of a curve allocator's ordering

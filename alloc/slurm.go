@@ -206,7 +206,7 @@ type slurmTreeState struct {
 }
 
 func init() {
-	register("slurm", "Slurm's own selection (cons_tres): slurm:consec[:ORDER] (22.05, no topology: best fit over runs of consecutive node names), slurm:tree:TOPOLOGY.conf[:ORDER] (22.05, topology/tree), slurm:block:TOPOLOGY.conf[:ORDER] (26.05, topology/block), or TOPOLOGY.yaml[:NAME[:ORDER]] (a topology.yaml's topology NAME, default its cluster_default one), slurm:ring:TOPOLOGY.yaml[:NAME[:ORDER]] (26.05, topology/ring); ORDER gives Weight=rank+1",
+	register("slurm", "Slurm's own selection (cons_tres): slurm:consec[:ORDER] (22.05, no topology: best fit over runs of consecutive node names), slurm:tree:TOPOLOGY.conf[:ORDER] (22.05, topology/tree), slurm:block:TOPOLOGY.conf[:ORDER] (26.05, topology/block), or TOPOLOGY.yaml[:NAME[:ORDER]] (a topology.yaml's topology NAME, default its cluster_default one), slurm:ring:TOPOLOGY.conf[:ORDER] or TOPOLOGY.yaml[:NAME[:ORDER]] (26.05, topology/ring); ORDER gives Weight=rank+1",
 		func(arg string, m topo.Machine, opt Options) (Allocator, error) {
 			return newSlurmFromSpec(arg, m, opt)
 		})
@@ -215,8 +215,8 @@ func init() {
 // slurmArg splits slurm's argument as the spec's grammar says: consec[:ORDER],
 // tree:FILE[:ORDER] or block:FILE[:ORDER], and for a FILE named *.yaml or
 // *.yml (Slurm's is topology.yaml) tree:FILE[:TOPOLOGY[:ORDER]],
-// block:FILE[:TOPOLOGY[:ORDER]] and ring:FILE[:TOPOLOGY[:ORDER]] (rings exist
-// only in a topology.yaml here), TOPOLOGY the name of one of its topologies
+// block:FILE[:TOPOLOGY[:ORDER]] and ring:FILE[:TOPOLOGY[:ORDER]] (ring:FILE[:ORDER]
+// for a topology.conf of RingName= lines), TOPOLOGY the name of one of its topologies
 // ("": its cluster_default one) (hasTopology, hasOrder: the ':' before it is
 // there, even with it empty). The constructor and MapSpecFiles both read
 // specs through it.
@@ -274,10 +274,10 @@ func newSlurmFromSpec(arg string, m topo.Machine, opt Options) (Allocator, error
 		cfg.Blocks, order = b, o
 	case "ring":
 		if file == "" {
-			return nil, fmt.Errorf("slurm:ring needs a topology.yaml: slurm:ring:FILE.yaml[:NAME[:ORDER]]")
+			return nil, fmt.Errorf("slurm:ring needs a topology.conf or topology.yaml: slurm:ring:FILE[:ORDER] or slurm:ring:FILE.yaml[:NAME[:ORDER]]")
 		}
 		if opt.SlurmRings == nil {
-			return nil, fmt.Errorf("slurm:ring:%s: no reader for topology.yaml files (Options.SlurmRings)", file)
+			return nil, fmt.Errorf("slurm:ring:%s: no reader for topology files (Options.SlurmRings)", file)
 		}
 		r, err := opt.SlurmRings(file, topology)
 		if err != nil {
@@ -285,7 +285,7 @@ func newSlurmFromSpec(arg string, m topo.Machine, opt Options) (Allocator, error
 		}
 		cfg.Rings, order = r, o
 	default:
-		return nil, fmt.Errorf("slurm needs a mode: slurm:consec[:ORDER], slurm:tree:TOPOLOGY.conf[:ORDER], slurm:block:TOPOLOGY.conf[:ORDER] or slurm:ring:TOPOLOGY.yaml[:NAME[:ORDER]], not %q%s", textin.Clip(arg), textin.DidYouMean(mode, []string{"consec", "tree", "block", "ring"}))
+		return nil, fmt.Errorf("slurm needs a mode: slurm:consec[:ORDER], slurm:tree:TOPOLOGY.conf[:ORDER], slurm:block:TOPOLOGY.conf[:ORDER] or slurm:ring:TOPOLOGY.conf[:ORDER], not %q%s", textin.Clip(arg), textin.DidYouMean(mode, []string{"consec", "tree", "block", "ring"}))
 	}
 	if order != "" {
 		o, err := resolveCurve(order, m, opt)

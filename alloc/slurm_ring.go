@@ -42,7 +42,7 @@ import (
 //     (select/cons_tres's _get_one_res), as under slurm:block.
 //
 // A node may be on several rings (Slurm allows it); one named twice in a ring is
-// refused by the reader (slurm.yamlRings). Nodes of a ring that are not the
+// refused by the reader (slurm's Rings.addRing, both formats). Nodes of a ring that are not the
 // machine's are an error here (alloc.NewSlurm takes them for a typo; plan
 // leaves out the names slurm.conf lacks first, as slurmctld does).
 
@@ -69,7 +69,7 @@ type slurmRings struct {
 
 func (a *SlurmAllocator) initRings(cfg *slurm.Rings, names []string) error {
 	if len(cfg.Rings) == 0 {
-		return fmt.Errorf("topology/ring configuration without rings (Slurm: \"No rings configured\"; use slurm.ParseTopologyYAML)")
+		return fmt.Errorf("topology/ring configuration without rings (Slurm: \"No rings configured\"; use slurm.ParseTopologyConf or ParseTopologyYAML)")
 	}
 	n := len(a.at)
 	byName := make(map[string]int32, n)
@@ -79,17 +79,17 @@ func (a *SlurmAllocator) initRings(cfg *slurm.Rings, names []string) error {
 	r := &slurmRings{ring: make([][]int32, len(cfg.Rings)), inAny: make([]bool, n)}
 	for i, rg := range cfg.Rings {
 		if len(rg.Nodes) > slurm.MaxRingSize {
-			return fmt.Errorf("topology.yaml line %d: ring %s has %d nodes; Slurm's rings hold at most %d (ring_record.c: \"Ring (%s) is bigger than %d\", fatal)", rg.Line, textin.Clip(rg.Name), len(rg.Nodes), slurm.MaxRingSize, textin.Clip(rg.Name), slurm.MaxRingSize)
+			return fmt.Errorf("%s: ring %s has %d nodes; Slurm's rings hold at most %d (ring_record.c: \"Ring (%s) is bigger than %d\", fatal)", cfg.Where(i), textin.Clip(rg.Name), len(rg.Nodes), slurm.MaxRingSize, textin.Clip(rg.Name), slurm.MaxRingSize)
 		}
 		set := make([]int32, len(rg.Nodes))
 		seen := map[int32]bool{}
 		for j, nm := range rg.Nodes {
 			v, ok := byName[nm]
 			if !ok {
-				return fmt.Errorf("topology.yaml line %d: ring %s lists node %q, which is not a node of the machine", rg.Line, textin.Clip(rg.Name), textin.Clip(nm))
+				return fmt.Errorf("%s: ring %s lists node %q, which is not a node of the machine", cfg.Where(i), textin.Clip(rg.Name), textin.Clip(nm))
 			}
 			if seen[v] {
-				return fmt.Errorf("topology.yaml line %d: ring %s lists node %q twice", rg.Line, textin.Clip(rg.Name), textin.Clip(nm))
+				return fmt.Errorf("%s: ring %s lists node %q twice", cfg.Where(i), textin.Clip(rg.Name), textin.Clip(nm))
 			}
 			seen[v] = true
 			set[j] = a.idx[v]

@@ -393,7 +393,7 @@ func (p *Plan) buildCurrent(ctx context.Context, d *Deployment) error {
 	switch plugin := p.topologyPlugin(); plugin {
 	case "", "topology/none", "topology/flat", "topology/default":
 		if p.opt.TopologyConf != nil {
-			d.planNotes = append(d.planNotes, fmt.Sprintf("%s is not used by the current configuration: slurm.conf has no TopologyPlugin=topology/tree or topology/block", p.opt.TopologyConfPath))
+			d.planNotes = append(d.planNotes, fmt.Sprintf("%s is not used by the current configuration: slurm.conf has no TopologyPlugin=topology/tree, topology/block or topology/ring", p.opt.TopologyConfPath))
 		}
 	case "topology/tree":
 		if p.opt.TopologyConf == nil {
@@ -404,7 +404,7 @@ func (p *Plan) buildCurrent(ctx context.Context, d *Deployment) error {
 			return err
 		}
 		if t == nil {
-			return &InputError{p.opt.TopologyConfPath, fmt.Errorf("a topology/block file, but slurm.conf says TopologyPlugin=topology/tree")}
+			return &InputError{p.opt.TopologyConfPath, fmt.Errorf("a topology/%s file, but slurm.conf says TopologyPlugin=topology/tree", p.topology.Kind())}
 		}
 		t, err = restrictTree(t, p.Names)
 		if err != nil {
@@ -425,6 +425,29 @@ func (p *Plan) buildCurrent(ctx context.Context, d *Deployment) error {
 		}
 		d.TopologyName, d.Topology, d.TopologyIncluded = "topology.conf", p.opt.TopologyConf, p.siteTopologyIncluded
 		d.cfg.Blocks = b
+	case "topology/ring":
+		// Slurm 26.05's topology/ring reads RingName= lines from topology.conf
+		// when there is no topology.yaml (ring_record.c, _read_topo_file).
+		if p.opt.TopologyConf == nil {
+			return &InputError{p.opt.SlurmConfPath, fmt.Errorf("TopologyPlugin=topology/ring needs its topology.conf (RingName= lines) to model the current configuration: give --topology-conf")}
+		}
+		if !p.opt.Version.AtLeast(V2605) {
+			return &InputError{p.opt.SlurmConfPath, fmt.Errorf("TopologyPlugin=topology/ring, which Slurm has from 26.05 on; the site's is %s (%s)", p.opt.Version, p.opt.VersionSource)}
+		}
+		r, err := p.topology.RingsOf()
+		if err != nil {
+			return &InputError{p.opt.TopologyConfPath, fmt.Errorf("slurm.conf says TopologyPlugin=topology/ring: %w", err)}
+		}
+		if err := p.checkTopologyNodes(p.topology, "", "its rings name", "topology.conf"); err != nil {
+			return err
+		}
+		if d.cfg.Rings, err = p.siteRings(r, "", nil); err != nil {
+			return err
+		}
+		d.TopologyName, d.Topology, d.TopologyIncluded = "topology.conf", p.opt.TopologyConf, p.siteTopologyIncluded
+		note := fmt.Sprintf("the current configuration is modelled from %s (topology.conf): topology/ring, %d rings (RingName= lines) of at most %d nodes; a job of more nodes than every ring never starts", p.opt.TopologyConfPath, len(r.Rings), slurm.MaxRingSize)
+		d.Notes = append(d.Notes, note)
+		d.planNotes = append(d.planNotes, note)
 	default:
 		d.Notes = append(d.Notes, fmt.Sprintf("TopologyPlugin=%s is not emulated: modelled as no topology plugin", p.conf.Global("TopologyPlugin")))
 	}
@@ -602,7 +625,7 @@ func (p *Plan) buildWeights(ctx context.Context, d, cur *Deployment) error {
 	}
 	d.cfg = alloc.SlurmConfig{Names: p.Names, Weights: w}
 	if cur != nil && cur.Supported {
-		d.cfg.Tree, d.cfg.Blocks, d.torus = cur.cfg.Tree, cur.cfg.Blocks, cur.torus
+		d.cfg.Tree, d.cfg.Blocks, d.cfg.Rings, d.torus = cur.cfg.Tree, cur.cfg.Blocks, cur.cfg.Rings, cur.torus
 		if cur.parts != nil {
 			// Each partition keeps its topology (a topology.yaml's Topology=).
 			d.parts = cur.parts.withWeights(w)
@@ -1255,6 +1278,22 @@ func (p *Plan) buildNames(ctx context.Context, d, cur *Deployment) error {
 	}
 	d.cfg = alloc.SlurmConfig{Names: newName, Weights: ws}
 	d.Settings = append(d.Settings, fmt.Sprintf("NodeName=%s%0*d..%s%0*d in ordering order, NodeHostname the host's; partitions' node lists renamed", pre, width, 1, pre, width, n))
+	// renameOrdered renames a list whose order is positions (a ring's, a
+	// torus's): each name in place, the order kept.
+	renameOrdered := func(list string) (string, bool, error) {
+		names, err := hostlist.ExpandContext(ctx, list)
+		if err != nil {
+			return "", false, err
+		}
+		changed := false
+		for i, h := range names {
+			if nn, ok := rename[h]; ok {
+				names[i], changed = nn, true
+			}
+		}
+		out, err := hostlist.CompressContext(ctx, names)
+		return out, changed, err
+	}
 	if cur != nil && cur.TopologyName == "topology.yaml" {
 		// The site's topology.yaml with every topology's nodes renamed in
 		// place (slurm.RenameTopologyYAMLNodes): a switch's or block's list as
@@ -1269,16 +1308,8 @@ func (p *Plan) buildNames(ctx context.Context, d, cur *Deployment) error {
 				out, _, err := renameList(list)
 				return out, err
 			}
-			names, err := hostlist.ExpandContext(ctx, list)
-			if err != nil {
-				return "", err
-			}
-			for i, h := range names {
-				if nn, ok := rename[h]; ok {
-					names[i] = nn
-				}
-			}
-			return hostlist.CompressContext(ctx, names)
+			out, _, err := renameOrdered(list)
+			return out, err
 		})
 		if err != nil {
 			if ctx.Err() != nil {
@@ -1298,17 +1329,21 @@ func (p *Plan) buildNames(ctx context.Context, d, cur *Deployment) error {
 		d.TopologyName, d.Topology = "topology.yaml", renamed
 		d.Settings = append(d.Settings, "topology.yaml: every topology's nodes renamed (a ring's, torus's and region's in their order)")
 	} else if cur != nil && cur.Topology != nil {
-		if cur.cfg.Blocks != nil || cur.cfg.Tree == nil {
+		if cur.cfg.Blocks != nil || cur.cfg.Tree == nil && cur.cfg.Rings == nil {
 			d.Supported, d.Why = false, "renaming a topology/block configuration is not done: the block file names the old nodes"
 			return nil
 		}
-		// The site's topology.conf line by line: the leaves' node lists renamed
-		// where they are (an included file in place), every other line kept.
+		// The site's topology.conf line by line: the leaves' node lists (as
+		// sets) or the rings' (in ring order) renamed where they are (an
+		// included file in place), every other line kept.
 		files, err := p.topology.EditLines(func(li int, l *slurm.ConfLine) ([]string, error) {
-			if l.Kind() != "switchname" {
-				return nil, nil
+			switch l.Kind() {
+			case "switchname":
+				return renameNodeList(l, "Nodes", renameList)
+			case "ringname":
+				return renameNodeList(l, "Nodes", renameOrdered)
 			}
-			return renameNodeList(l, "Nodes", renameList)
+			return nil, nil
 		})
 		if err != nil {
 			return &InputError{p.opt.TopologyConfPath, err}
@@ -1317,19 +1352,37 @@ func (p *Plan) buildNames(ctx context.Context, d, cur *Deployment) error {
 		if err != nil {
 			return fmt.Errorf("internal error: the renamed topology.conf does not read back: %w", err)
 		}
-		t, err := back.TreeOf()
-		if err != nil {
-			return fmt.Errorf("internal error: the renamed topology.conf: %w", err)
+		if cur.cfg.Rings != nil {
+			if _, err := back.RingsOf(); err != nil {
+				return fmt.Errorf("internal error: the renamed topology.conf: %w", err)
+			}
+			// The site's rings as emulated, on the new names (what the
+			// renamed file says, the names slurm.conf lacks left out).
+			if d.cfg.Rings, err = p.siteRings(p.topology.Rings, "", func(n string) string {
+				if m, ok := rename[n]; ok {
+					return m
+				}
+				return n
+			}); err != nil {
+				return err
+			}
+			d.TopologyName, d.Topology, d.TopologyIncluded = "topology.conf", files.SlurmConf, files.Included
+			d.Settings = append(d.Settings, "topology.conf: the rings' nodes renamed, each ring's order kept")
+		} else {
+			t, err := back.TreeOf()
+			if err != nil {
+				return fmt.Errorf("internal error: the renamed topology.conf: %w", err)
+			}
+			if t, err = restrictTree(t, newName); err != nil {
+				return err
+			}
+			d.TopologyName, d.Topology, d.TopologyIncluded = "topology.conf", files.SlurmConf, files.Included
+			if p.switchAsNodeRank() && p.opt.Version.AtLeast(V2302) {
+				d.Supported, d.Why = false, "the site's SwitchAsNodeRank orders nodes by leaf, not by name: use the tree deployment"
+				return nil
+			}
+			d.cfg.Tree = t
 		}
-		if t, err = restrictTree(t, newName); err != nil {
-			return err
-		}
-		d.TopologyName, d.Topology, d.TopologyIncluded = "topology.conf", files.SlurmConf, files.Included
-		if p.switchAsNodeRank() && p.opt.Version.AtLeast(V2302) {
-			d.Supported, d.Why = false, "the site's SwitchAsNodeRank orders nodes by leaf, not by name: use the tree deployment"
-			return nil
-		}
-		d.cfg.Tree = t
 	}
 	d.Notes = append(d.Notes, "renaming nodes: every file and script that names them (gres.conf, topology.conf, reservations, monitoring, accounting) must follow; jobs and reservations on the old names must be drained first")
 	d.Notes = append(d.Notes, "Slurm then does Best Fit along natural name order, which is the ordering (measured on Slurm 22.05.8)")

@@ -116,7 +116,8 @@ type torusConfig struct {
 	placements []slurm.Box
 	// nodeAt is the node at each torus position (x fastest), nil when node v
 	// is at position v (a torus --machine; a site's topology.yaml may list
-	// its nodes in another order than the network's).
+	// its nodes in another order than the network's); -1 at a position that
+	// holds no node (a torus given by regions that leave it uncovered).
 	nodeAt []int
 }
 
@@ -149,6 +150,15 @@ func (c *torusConfig) placementsFor(k int) (cur, next int) {
 // a replay keeps its jobs in their partitions by holding the nodes outside
 // (alloc.Mask).
 //
+// Positions without a node (nodeAt -1: regions leaving holes) are as Slurm
+// 26.05.3 has them (torus3d_record.c, _build_placement_anchors: an anchor's
+// bitmap holds only its real nodes, anchor_nodes counts them;
+// eval_nodes_torus3d.c): the job's placement skips every anchor whose box holds
+// one ("Skip anchors where not all cells are occupied by valid nodes"), while an
+// anchor of the next placement is entirely free when its real nodes are
+// (bit_super_set of its bitmap): a hole is busy for the first, free for the
+// second (busy and holeFree).
+//
 // A decision is arithmetic on the torus, not a walk of node sets: a summed-volume
 // table of the busy nodes (rebuilt, O(n), at the first decision after a change)
 // gives each anchor's busy count in O(1); the anchors of the next placement that
@@ -167,11 +177,15 @@ type torus3D struct {
 	cfg   *torusConfig
 	place map[int]*torusPlacement // placement index -> its anchors' arithmetic
 
-	busy  []int32   // summed-volume table of the busy nodes, (d0+1)(d1+1)(d2+1)
-	stale bool      // busy is out of date
-	freeA []int32   // summed-volume table of the next placement's free anchors
-	cand  []int32   // free anchors of the job's placement (origin indexes), scratch
-	win   [3][]arc2 // per axis and origin index of the job's placement, its window
+	busy  []int32 // summed-volume table of the busy nodes and the holes, (d0+1)(d1+1)(d2+1)
+	stale bool    // busy is out of date
+	// holeFree is busy with the holes free (the next placement's anchors),
+	// the same slice as busy when there is no hole (holes false).
+	holeFree []int32
+	holes    bool
+	freeA    []int32   // summed-volume table of the next placement's free anchors
+	cand     []int32   // free anchors of the job's placement (origin indexes), scratch
+	win      [3][]arc2 // per axis and origin index of the job's placement, its window
 
 	counted [2]int // decisions whose overlaps were counted in the windows, by the table (for the tests)
 }
@@ -257,21 +271,39 @@ func integrate(table []int32, n [3]int) {
 
 func newTorus3D(m topo.Machine, cfg *torusConfig) (*torus3D, error) {
 	d := cfg.dims
-	if n := d[0] * d[1] * d[2]; n != m.N() {
+	n := d[0] * d[1] * d[2]
+	holes := false
+	if cfg.nodeAt == nil && n != m.N() {
 		return nil, fmt.Errorf("torus3d of %d nodes on a machine of %d", n, m.N())
+	}
+	if cfg.nodeAt != nil {
+		if len(cfg.nodeAt) != n {
+			return nil, fmt.Errorf("torus3d of %d positions, %d in its position map", n, len(cfg.nodeAt))
+		}
+		for _, v := range cfg.nodeAt {
+			if v >= m.N() {
+				return nil, fmt.Errorf("torus3d position of node %d on a machine of %d", v, m.N())
+			}
+			holes = holes || v < 0
+		}
 	}
 	for _, b := range cfg.placements {
 		if b.X < 1 || b.Y < 1 || b.Z < 1 {
 			return nil, fmt.Errorf("torus3d placement %s: a side below 1", b)
 		}
 	}
-	return &torus3D{
+	t := &torus3D{
 		m: m, st: alloc.NewState(m.N()), cfg: cfg, place: map[int]*torusPlacement{},
 		busy: make([]int32, (d[0]+1)*(d[1]+1)*(d[2]+1)), stale: true,
-	}, nil
+	}
+	t.holeFree, t.holes = t.busy, holes
+	if holes {
+		t.holeFree = make([]int32, len(t.busy))
+	}
+	return t, nil
 }
 
-// node is the node at torus position pos.
+// node is the node at torus position pos, -1 for none.
 func (t *torus3D) node(pos int) int {
 	if t.cfg.nodeAt != nil {
 		return t.cfg.nodeAt[pos]
@@ -337,19 +369,29 @@ func (t *torus3D) Allocate(k int) ([]int, error) {
 	if t.stale {
 		st := strides(d)
 		clear(t.busy)
+		if t.holes {
+			clear(t.holeFree)
+		}
 		v := 0
 		for z := 1; z <= d[2]; z++ {
 			for y := 1; y <= d[1]; y++ {
-				row := t.busy[y*st[1]+z*st[2]:]
+				at := y*st[1] + z*st[2]
+				row, hrow := t.busy[at:], t.holeFree[at:]
 				for x := 1; x <= d[0]; x++ {
-					if !t.st.IsFree(t.node(v)) {
+					switch u := t.node(v); {
+					case u < 0:
 						row[x] = 1
+					case !t.st.IsFree(u):
+						row[x], hrow[x] = 1, 1
 					}
 					v++
 				}
 			}
 		}
 		integrate(t.busy, d)
+		if t.holes {
+			integrate(t.holeFree, d)
+		}
 		t.stale = false
 	}
 	// The free anchors of the job's placement, in Slurm's order.
@@ -452,7 +494,7 @@ func (t *torus3D) fewestOverlaps(pc, pn *torusPlacement) []int32 {
 			cy := &pn.covers[1][jy]
 			row := t.freeA[(jy+1)*gs[1]+(jz+1)*gs[2]:]
 			for jx := range grid[0] {
-				if boxSum(t.busy, &pn.covers[0][jx], cy, cz) == 0 {
+				if boxSum(t.holeFree, &pn.covers[0][jx], cy, cz) == 0 {
 					row[jx+1] = 1
 				}
 			}
@@ -485,7 +527,7 @@ func (t *torus3D) freeInWindow(pn *torusPlacement, c []int32, limit int32) int32
 					cy := &pn.covers[1][jy]
 					for l := range wz.n {
 						for jz := wz.lo[l]; jz < wz.hi[l]; jz++ {
-							if boxSum(t.busy, cx, cy, &pn.covers[2][jz]) == 0 {
+							if boxSum(t.holeFree, cx, cy, &pn.covers[2][jz]) == 0 {
 								if cost++; limit >= 0 && cost >= limit {
 									return cost
 								}

@@ -55,7 +55,7 @@ type Options struct {
 	// slurm.conf keeping its Include lines. nil: Include lines are not followed
 	// (a warning says so; a topology.conf's are an error).
 	ReadIncluded func(name string) ([]byte, error)
-	// TopologyConf is the site's topology.conf (tree or block), nil when none; it is
+	// TopologyConf is the site's topology.conf (tree, block or ring), nil when none; it is
 	// the current configuration's topology when slurm.conf's TopologyPlugin uses it.
 	// A topology.yaml (Slurm 25.05+, told apart by its content) is the current
 	// configuration's whatever TopologyPlugin says: each partition's topology
@@ -927,14 +927,14 @@ func (p *Plan) nameOrder() curves.Order {
 }
 
 // currentTopology is the site's topology.conf as Slurm reads it (read by
-// checkInputs, its Include lines followed): its tree, or nil for a block
-// configuration or none.
+// checkInputs, its Include lines followed): its tree, or nil for a block or
+// ring configuration or none.
 func (p *Plan) currentTopology() (*slurm.Tree, error) {
 	t := p.topology
 	if t == nil {
 		return nil, nil
 	}
-	if t.Blocks != nil {
+	if t.Blocks != nil || t.Rings != nil {
 		return nil, nil
 	}
 	tree, err := t.TreeOf()

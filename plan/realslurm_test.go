@@ -371,7 +371,14 @@ func TestCurrentTopologyYAMLOnSlurm(t *testing.T) {
 // it must.
 func compareInParts(t *testing.T, p *plan.Plan, kind plan.Kind, version, prefix, dir, script string, prefixArgs []string, yaml []byte, ruled *bool, seed uint64, steps int) slurmtest.Result {
 	t.Helper()
-	d, work := deployWith(t, p, kind, version, dir, script, prefixArgs, "topology.yaml", yaml)
+	return compareInPartsKeeping(t, p, kind, version, prefix, dir, script, prefixArgs, "topology.yaml", yaml, ruled, seed, steps)
+}
+
+// compareInPartsKeeping is compareInParts with the site's topology file named
+// keepName (topology.yaml, topology.conf), kept where the deployment writes none.
+func compareInPartsKeeping(t *testing.T, p *plan.Plan, kind plan.Kind, version, prefix, dir, script string, prefixArgs []string, keepName string, keep []byte, ruled *bool, seed uint64, steps int) slurmtest.Result {
+	t.Helper()
+	d, work := deployWith(t, p, kind, version, dir, script, prefixArgs, keepName, keep)
 	a, err := d.Allocator()
 	if err != nil {
 		t.Fatal(err)

@@ -32,6 +32,14 @@ const ringSiteYAML = `- topology: none
         nodes: node[15,07,01]
 `
 
+// ringSiteConf is ringSiteYAML's rings as a topology.conf's RingName= lines
+// (TopologyPlugin=topology/ring in slurm.conf, no topology.yaml).
+const ringSiteConf = `# topology/ring (Slurm 26.05): ring_record.c reads RingName= lines
+RingName=r0 Nodes=node[01-07]
+RingName=r1 Nodes=node[14,12,10,08,09,11,13]
+RingName=r2 Nodes=node[15,07,01]
+`
+
 // TestCurrentRingTopologyOnSlurm checks slurm:ring (a site's topology.yaml with
 // a ring topology as the current configuration) against a real Slurm 26.05
 // (PROCALLOC_SLURM_NEW or /opt/slurm-new; skipped without one): partitions all
@@ -44,7 +52,12 @@ const ringSiteYAML = `- topology: none
 // only (the default flat), the weights deployment (Weight=rank+1 beside the
 // site's topology.yaml: segments of lower weight first) and the names
 // deployment (the nodes renamed in slurm.conf and topology.yaml, each ring's
-// order kept). It ends with "plan ring: N placements predicted, D differ".
+// order kept). Then the same rings as a topology.conf's RingName= lines with
+// TopologyPlugin=topology/ring (every partition on them: without a
+// topology.yaml Slurm's one topology is the plugin's): the current
+// configuration, the weights deployment and the names deployment (the
+// RingName lines renamed in place). It ends with "plan ring: N placements
+// predicted, D differ".
 func TestCurrentRingTopologyOnSlurm(t *testing.T) {
 	slurmtest.NeedDaemons(t, "munged")
 	prefix, version := slurmtest.NewSlurm(t)
@@ -60,24 +73,33 @@ func TestCurrentRingTopologyOnSlurm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	parts := "PartitionName=tp Nodes=node[01-08] MaxTime=INFINITE State=UP Topology=none\nPartitionName=bp Nodes=node[09-16] MaxTime=INFINITE State=UP%s\n"
+	parts := "PartitionName=tp Nodes=node[01-08] MaxTime=INFINITE State=UP%s\nPartitionName=bp Nodes=node[09-16] MaxTime=INFINITE State=UP%s\n"
 	total, differ := 0, 0
+	const tpNone = " Topology=none"
+	confNote := "topology/ring, 3 rings (RingName= lines)"
 	for i, c := range []struct {
-		name, yaml, bpTopology, wantNote string
-		kind                             plan.Kind
+		name, file, topology, tpTopology, bpTopology, wantNote string
+		kind                                                   plan.Kind
 	}{
-		{"rings default", ringSiteYAML, "", "topology rings (ring, line 3; cluster_default: true) for the partitions without Topology=", plan.KindCurrent},
-		{"rings for bp", strings.Replace(ringSiteYAML, "  cluster_default: true\n", "", 1), " Topology=rings", "topology rings (ring, line 3) for partition bp", plan.KindCurrent},
-		{"weights", ringSiteYAML, "", "topology rings (ring, line 3; cluster_default: true)", plan.KindWeights},
+		{"rings default", "topology.yaml", ringSiteYAML, tpNone, "", "topology rings (ring, line 3; cluster_default: true) for the partitions without Topology=", plan.KindCurrent},
+		{"rings for bp", "topology.yaml", strings.Replace(ringSiteYAML, "  cluster_default: true\n", "", 1), tpNone, " Topology=rings", "topology rings (ring, line 3) for partition bp", plan.KindCurrent},
+		{"weights", "topology.yaml", ringSiteYAML, tpNone, "", "topology rings (ring, line 3; cluster_default: true)", plan.KindWeights},
 		// The nodes renamed in slurm.conf and in topology.yaml (the rings'
 		// order kept), bp's rings on the new names.
-		{"names", ringSiteYAML, " Topology=rings", "topology rings (ring, line 3; cluster_default: true)", plan.KindNames},
+		{"names", "topology.yaml", ringSiteYAML, tpNone, " Topology=rings", "topology rings (ring, line 3; cluster_default: true)", plan.KindNames},
+		// The same rings from topology.conf: every partition on them.
+		{"topology.conf rings", "topology.conf", ringSiteConf, "", "", confNote, plan.KindCurrent},
+		{"topology.conf weights", "topology.conf", ringSiteConf, "", "", confNote, plan.KindWeights},
+		{"topology.conf names", "topology.conf", ringSiteConf, "", "", confNote, plan.KindNames},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			conf := append(slices.Clone(base), fmt.Sprintf(parts, c.bpTopology)...)
+			conf := append(slices.Clone(base), fmt.Sprintf(parts, c.tpTopology, c.bpTopology)...)
+			if c.file == "topology.conf" {
+				conf = append(conf, "TopologyPlugin=topology/ring\n"...)
+			}
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 			p, err := plan.Make(ctx, plan.Options{Machine: fabrictest.SampleFabric(t, "../topo/testdata"), MachineSource: "fattree.ibnetdiscover", SlurmConf: conf, SlurmConfPath: "slurm.conf",
-				TopologyConf: []byte(c.yaml), TopologyConfPath: "topology.yaml", Version: v, VersionSource: "test", TimeLimit: 10 * time.Second, Seed: 1})
+				TopologyConf: []byte(c.topology), TopologyConfPath: c.file, Version: v, VersionSource: "test", TimeLimit: 10 * time.Second, Seed: 1})
 			cancel()
 			if err != nil {
 				t.Fatal(err)
@@ -86,10 +108,10 @@ func TestCurrentRingTopologyOnSlurm(t *testing.T) {
 				t.Errorf("notes %q, want %q", p.Report.Notes, c.wantNote)
 			}
 			n := steps
-			if i > 0 {
+			if i > 0 && c.name != "topology.conf rings" {
 				n = max(1, steps/2)
 			}
-			r := compareInParts(t, p, c.kind, version, prefix, dir, script, prefixArgs, []byte(c.yaml), nil, uint64(951+i), n)
+			r := compareInPartsKeeping(t, p, c.kind, version, prefix, dir, script, prefixArgs, c.file, []byte(c.topology), nil, uint64(951+i), n)
 			total += r.Compared
 			differ += r.Differ
 			t.Logf("%s (%s) on Slurm %s: %d placements predicted, %d differ; %d jobs both wait", c.kind, c.name, v, r.Compared, r.Differ, r.Waits)

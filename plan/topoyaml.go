@@ -84,26 +84,39 @@ func (p *Plan) readTopologyYAML(ctx context.Context) error {
 		for _, w := range e.Warnings {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("%s: topology %s: %s", opt.TopologyConfPath, e.Name, w))
 		}
-		known, unknown, firstLine, first := 0, 0, 0, ""
-		for line, ns := range topologyNodes(e.Topology) {
-			for _, n := range ns {
-				if _, ok := p.confNodes[n]; ok {
-					known++
-					continue
-				}
-				if unknown++; unknown == 1 {
-					firstLine, first = line, n
-				}
-			}
-		}
-		switch {
-		case unknown > 0 && known == 0:
-			return &InputError{opt.TopologyConfPath, fmt.Errorf("line %d: topology %s: none of its %d nodes is a node of %s (line %d names %s; slurm.conf's first nodes: %s): is it this cluster's topology.yaml?", e.Line, e.Name, unknown, opt.SlurmConfPath, firstLine, first, strings.Join(nodeNames(p.nodes[:min(3, len(p.nodes))]), ", "))}
-		case unknown > 0:
-			r.Warnings = append(r.Warnings, fmt.Sprintf("%s line %d: topology %s names %d nodes slurm.conf lacks (line %d: %s): slurmctld leaves them out (\"Invalid hostnames in ... configuration\"), and so does the emulation", opt.TopologyConfPath, firstLine, e.Name, unknown, firstLine, first))
+		if err := p.checkTopologyNodes(e.Topology, fmt.Sprintf("line %d: topology %s: ", e.Line, e.Name), "topology "+e.Name+" names", "topology.yaml"); err != nil {
+			return err
 		}
 	}
 	p.topoYAML = y
+	return nil
+}
+
+// checkTopologyNodes checks the nodes a site's topology names against
+// slurm.conf's: none of them (the file of another cluster) is an error, some
+// of them a warning (slurmctld leaves the others out, and so does the
+// emulation). at begins the error ("line N: topology T: ", "" for the file),
+// names the warning ("topology T names"), file is the file's kind.
+func (p *Plan) checkTopologyNodes(t *slurm.Topology, at, names, file string) error {
+	opt := p.opt
+	known, unknown, firstLine, first := 0, 0, 0, ""
+	for line, ns := range topologyNodes(t) {
+		for _, n := range ns {
+			if _, ok := p.confNodes[n]; ok {
+				known++
+				continue
+			}
+			if unknown++; unknown == 1 {
+				firstLine, first = line, n
+			}
+		}
+	}
+	switch {
+	case unknown > 0 && known == 0:
+		return &InputError{opt.TopologyConfPath, fmt.Errorf("%snone of its %d nodes is a node of %s (line %d names %s; slurm.conf's first nodes: %s): is it this cluster's %s?", at, unknown, opt.SlurmConfPath, firstLine, first, strings.Join(nodeNames(p.nodes[:min(3, len(p.nodes))]), ", "), file)}
+	case unknown > 0:
+		p.Report.Warnings = append(p.Report.Warnings, fmt.Sprintf("%s line %d: %s %d nodes slurm.conf lacks (line %d: %s): slurmctld leaves them out (\"Invalid hostnames in ... configuration\"), and so does the emulation", opt.TopologyConfPath, firstLine, names, unknown, firstLine, first))
+	}
 	return nil
 }
 
@@ -336,30 +349,9 @@ func (p *Plan) yamlRule(e *slurm.YAMLTopology, base alloc.SlurmConfig, rename ma
 		}
 		rule.cfg.Blocks = b
 	case "ring":
-		// ring_record_validate: a name slurm.conf lacks is left out (with
-		// "Invalid hostnames in ring configuration"), and a ring of more than
-		// MaxRingSize of slurm.conf's nodes stops slurmctld.
-		have := make(map[string]bool, len(p.Names))
-		for _, n := range p.Names {
-			have[n] = true
-		}
-		rs := &slurm.Rings{Rings: slices.Clone(e.Rings.Rings)}
-		for i := range rs.Rings {
-			r := &rs.Rings[i]
-			var ns []string
-			known := 0
-			for _, n := range r.Nodes {
-				if _, ok := p.confNodes[n]; ok {
-					known++
-				}
-				if have[n] {
-					ns = append(ns, rn(n))
-				}
-			}
-			if known > slurm.MaxRingSize {
-				return rule, "", &InputError{p.opt.TopologyConfPath, fmt.Errorf("line %d: topology %s: ring %s has %d of slurm.conf's nodes; Slurm's rings hold at most %d (ring_record.c, ring_record_validate: \"Ring (%s) is bigger than %d\", fatal)", r.Line, e.Name, r.Name, known, slurm.MaxRingSize, r.Name, slurm.MaxRingSize)}
-			}
-			r.Nodes = ns
+		rs, err := p.siteRings(e.Rings, "topology "+e.Name+": ", rn)
+		if err != nil {
+			return rule, "", err
 		}
 		rule.cfg.Rings = rs
 	case "torus3d":
@@ -370,6 +362,46 @@ func (p *Plan) yamlRule(e *slurm.YAMLTopology, base alloc.SlurmConfig, rename ma
 		rule.torus = tc
 	}
 	return rule, "", nil
+}
+
+// siteRings are the site's rings as slurmctld keeps them, for slurm:ring
+// (a topology.yaml's ring topology, what naming it in messages, or a
+// topology.conf's RingName= lines, what ""): ring_record_validate leaves out a
+// name slurm.conf lacks (with "Invalid hostnames in ring configuration"), and
+// a ring of more than MaxRingSize of slurm.conf's nodes stops slurmctld; the
+// names the network lacks are left out too, rn renames the rest (SwitchAsNodeRank's
+// ranking; nil: none).
+func (p *Plan) siteRings(in *slurm.Rings, what string, rn func(string) string) (*slurm.Rings, error) {
+	have := make(map[string]bool, len(p.Names))
+	for _, n := range p.Names {
+		have[n] = true
+	}
+	if rn == nil {
+		rn = func(n string) string { return n }
+	}
+	rs := &slurm.Rings{Rings: slices.Clone(in.Rings), Format: in.Format}
+	for i := range rs.Rings {
+		r := &rs.Rings[i]
+		var ns []string
+		known := 0
+		for _, n := range r.Nodes {
+			if _, ok := p.confNodes[n]; ok {
+				known++
+			}
+			if have[n] {
+				ns = append(ns, rn(n))
+			}
+		}
+		if known > slurm.MaxRingSize {
+			at := fmt.Sprintf("line %d", r.Line)
+			if r.File != "" {
+				at = r.File + " " + at
+			}
+			return nil, &InputError{p.opt.TopologyConfPath, fmt.Errorf("%s: %sring %s has %d of slurm.conf's nodes; Slurm's rings hold at most %d (ring_record.c, ring_record_validate: \"Ring (%s) is bigger than %d\", fatal)", at, what, r.Name, known, slurm.MaxRingSize, r.Name, slurm.MaxRingSize)}
+		}
+		r.Nodes = ns
+	}
+	return rs, nil
 }
 
 // torusOf is the torus3d emulation of a site's torus, or why it cannot be
@@ -384,10 +416,8 @@ func (p *Plan) torusOf(t *slurm.Torus) (*torusConfig, string) {
 		return nil, "it lists no placements"
 	case t.OwnAnchors:
 		return nil, "a placement gives anchor_seed or anchor_spacing of its own"
-	case t.Empty > 0:
-		return nil, fmt.Sprintf("its regions leave %d of its %d positions without a node (Slurm skips every placement box that holds one; the emulation does not model them)", t.Empty, len(t.Nodes))
-	case len(t.Nodes) != len(p.Names):
-		return nil, fmt.Sprintf("its %d nodes are not the %d compute hosts", len(t.Nodes), len(p.Names))
+	case len(t.Nodes)-t.Empty != len(p.Names):
+		return nil, fmt.Sprintf("its %d nodes are not the %d compute hosts", len(t.Nodes)-t.Empty, len(p.Names))
 	}
 	pl := slices.Clone(t.Placements)
 	slices.SortStableFunc(pl, func(a, b slurm.Box) int { return cmp.Compare(a.Size(), b.Size()) })
@@ -399,6 +429,12 @@ func (p *Plan) torusOf(t *slurm.Torus) (*torusConfig, string) {
 	at := make([]int, len(t.Nodes))
 	identity := true
 	for pos, n := range t.Nodes {
+		if n == "" {
+			// A position its regions leave without a node: boxes that hold it
+			// are skipped (torus3D).
+			at[pos], identity = -1, false
+			continue
+		}
 		v, ok := p.computeSet[n]
 		if !ok {
 			return nil, fmt.Sprintf("its node %s is not a compute host", n)

@@ -19,7 +19,8 @@ import (
 )
 
 // yamlTopology writes topology t (read from a topology.conf) as one topology of
-// a topology.yaml named name: the same switches or blocks in the same order.
+// a topology.yaml named name: the same switches, blocks or rings in the same
+// order.
 func yamlTopology(t *testing.T, top *slurm.Topology, name string, clusterDefault bool) string {
 	t.Helper()
 	var b strings.Builder
@@ -58,8 +59,13 @@ func yamlTopology(t *testing.T, top *slurm.Topology, name string, clusterDefault
 		for _, bl := range top.Blocks.Blocks {
 			fmt.Fprintf(&b, "      - block: %s\n        nodes: %q\n", bl.Name, hl(bl.Nodes))
 		}
+	case top.Rings != nil:
+		b.WriteString("  ring:\n    rings:\n")
+		for _, r := range top.Rings.Rings {
+			fmt.Fprintf(&b, "      - ring: %s\n        nodes: %q\n", r.Name, hl(r.Nodes))
+		}
 	default:
-		t.Fatal("yamlTopology: a tree or blocks")
+		t.Fatal("yamlTopology: a tree, blocks or rings")
 	}
 	return b.String()
 }
@@ -112,6 +118,11 @@ func TestCurrentFromTopologyYAML(t *testing.T) {
 	blocks := sampleBlocks()
 	treeY := yamlTopology(t, parseConfTopology(t, tree), "fabric", false)
 	blocksY := yamlTopology(t, parseConfTopology(t, blocks), "racks", false)
+	// Slurm 26.05's topology/ring from topology.conf's RingName= lines: rings
+	// out of name order, a node on two rings, one ring of every node (the
+	// sample's history has jobs of up to 16 nodes).
+	rings := []byte("RingName=r0 Nodes=node[01-07]\nRingName=r1 Nodes=node[14,12,10,08,09,11,13]\nRingName=r2 Nodes=node[15,07,01]\nRingName=all Nodes=node[16,01-15]\n")
+	ringsY := yamlTopology(t, parseConfTopology(t, rings), "rings", false)
 	base := "NodeName=DEFAULT CPUs=1\nNodeName=node[01-16]\nPartitionName=all Nodes=ALL OverSubscribe=EXCLUSIVE Default=YES\n"
 	asDefault := func(y string) string { return strings.Replace(y, "\n", "\n  cluster_default: true\n", 1) }
 	for _, c := range []struct {
@@ -129,6 +140,9 @@ func TestCurrentFromTopologyYAML(t *testing.T) {
 		{name: "block", conf: "TopologyPlugin=topology/block\n", topology: blocks, yamlConf: "TopologyPlugin=topology/tree\n", yaml: blocksY + flatYAML + treeY,
 			wantNote: "Slurm takes the first listed", wantPlugin: "TopologyPlugin=topology/tree is not used"},
 		{name: "block, cluster_default", conf: "TopologyPlugin=topology/block\n", topology: blocks, yaml: treeY + asDefault(blocksY), wantNote: "topology racks (block"},
+		{name: "ring", conf: "TopologyPlugin=topology/ring\n", topology: rings, yaml: ringsY, wantNote: "topology rings (ring"},
+		{name: "ring, cluster_default", conf: "TopologyPlugin=topology/ring\n", topology: rings, yamlConf: "TopologyPlugin=topology/tree\n", yaml: treeY + asDefault(ringsY) + blocksY,
+			wantNote: "topology rings (ring", wantPlugin: "TopologyPlugin=topology/tree is not used"},
 		{name: "flat", conf: "", yaml: flatYAML + treeY, wantNote: "topology none (flat"},
 		{name: "flat, the only one", conf: "", yaml: flatYAML, wantNote: "topology none (flat"},
 	} {
@@ -579,8 +593,9 @@ func TestPartSwitchMatchesItsRules(t *testing.T) {
 // regions (Slurm 26.05; the positions checked on Slurm 26.05.3 in
 // slurm/newslurm_test.go, TestTorus3DRegionsOnSlurmNew) is modelled as the site
 // whose torus lists the same nodes at the same positions: the same current row
-// and predictions. Regions that leave positions empty are modelled flat, a note
-// saying why.
+// and predictions. Regions that leave positions empty are emulated with their
+// holes; regions that hold other nodes than the compute hosts are modelled
+// flat, a note saying why.
 func TestCurrentTorus3DFromRegions(t *testing.T) {
 	hosts, runOn := torusSite4x2x2(t, 4)
 	var pl strings.Builder
@@ -602,11 +617,30 @@ func TestCurrentTorus3DFromRegions(t *testing.T) {
 	if len(rp) == 0 || !bytes.Equal(rp, np) || !reflect.DeepEqual(rr.Metrics, nr.Metrics) {
 		t.Errorf("regions predict\n%s\nthe node list\n%s", rp, np)
 	}
+	// Regions covering 8 of the 16 hosts: not the compute hosts, flat.
 	ph := run(holes)
 	hr, _ := currentOf(t, ph)
 	if ph.Deployment(KindCurrent).torus != nil || !slices.ContainsFunc(hr.Notes, func(n string) bool {
-		return strings.Contains(n, "its regions leave 8 of its 16 positions without a node") && strings.Contains(n, "modelled as flat")
+		return strings.Contains(n, "its 8 nodes are not the 16 compute hosts") && strings.Contains(n, "modelled as flat")
 	}) {
-		t.Errorf("regions with empty positions: notes %q", hr.Notes)
+		t.Errorf("regions of half the hosts: notes %q", hr.Notes)
+	}
+	// A 4x2x3 torus of 24 positions holding the 16 hosts, 8 positions empty
+	// (TestTorus3DHolesOnSlurmNew's shape): emulated with its holes, boxes
+	// that hold one skipped (TestTorus3DHolesAgainstBruteForce checks the
+	// decisions).
+	var pl3 strings.Builder
+	for _, b := range slurm.DefaultPlacements([3]int{4, 2, 3}) {
+		fmt.Fprintf(&pl3, "      - dims: {x: %d, y: %d, z: %d}\n", b.X, b.Y, b.Z)
+	}
+	holes3 := "- topology: t\n  torus3d:\n    name: t1\n    dims: {x: 4, y: 2, z: 3}\n    regions:\n" +
+		"      - {dims: {x: 4, y: 2, z: 1}, nodes: \"node[05,13,02,09,16,01,12,07]\"}\n" +
+		"      - {anchor: {z: 1}, dims: {x: 2, y: 2, z: 1}, nodes: \"node[03,14,06,10]\"}\n" +
+		"      - {anchor: {x: 2, z: 2}, dims: {x: 2, y: 2, z: 1}, nodes: \"node[11,04,15,08]\"}\n    placements:\n" + pl3.String()
+	p3 := run(holes3)
+	h3, hp := currentOf(t, p3)
+	tc := p3.Deployment(KindCurrent).torus
+	if tc == nil || len(tc.nodeAt) != 24 || slices.Index(tc.nodeAt, -1) != 10 || len(hp) == 0 || slices.ContainsFunc(h3.Notes, func(n string) bool { return strings.Contains(n, "modelled as flat") }) {
+		t.Errorf("regions leaving 8 positions empty: torus %+v, notes %q", tc, h3.Notes)
 	}
 }

@@ -19,12 +19,16 @@ import (
 // every anchor of the job's placement (slurm.Box.Anchors) checked free node by
 // node, and for each free one every anchor of the next placement checked free and
 // overlapping (sortedset.Overlap). It is the reference torus3D.Allocate must
-// agree with.
+// agree with. It works on positions; hole (nil: none) marks the positions
+// without a node, as Slurm 26.05.3 reads them (eval_nodes_torus3d.c): an anchor
+// of the job's placement that holds one is skipped, an anchor of the next
+// placement is free when the nodes it has are.
 type torusBrute struct {
 	st      *alloc.State
 	cfg     *torusConfig
 	anchors map[int][][]int
 	ties    int // free anchors of the least cost at the last placement
+	hole    []bool
 }
 
 func (t *torusBrute) anchorsOf(i int) [][]int {
@@ -36,8 +40,16 @@ func (t *torusBrute) anchorsOf(i int) [][]int {
 	return out
 }
 
-func (t *torusBrute) allFree(a []int) bool {
+// allFree reports whether every position of a holds a free node (holesFree: or
+// no node).
+func (t *torusBrute) allFree(a []int, holesFree bool) bool {
 	for _, v := range a {
+		if t.hole != nil && t.hole[v] {
+			if !holesFree {
+				return false
+			}
+			continue
+		}
 		if !t.st.IsFree(v) {
 			return false
 		}
@@ -56,13 +68,13 @@ func (t *torusBrute) Allocate(k int) ([]int, error) {
 	var best []int
 	bestCost := -1
 	for _, a := range t.anchorsOf(cur) {
-		if !t.allFree(a) {
+		if !t.allFree(a, false) {
 			continue
 		}
 		cost := 0
 		if next >= 0 {
 			for _, na := range t.anchorsOf(next) {
-				if t.allFree(na) && sortedset.Overlap(na, a) {
+				if t.allFree(na, true) && sortedset.Overlap(na, a) {
 					cost++
 				}
 			}
@@ -214,6 +226,151 @@ func TestTorus3DAgainstBruteForce(t *testing.T) {
 	}
 }
 
+// A torus whose regions leave positions without a node (nodeAt -1): torus3D
+// makes the brute force's decisions with the holes (an anchor of the job's
+// placement holding one skipped, the next placement's anchors free when their
+// nodes are), on random tori with 5-40 % of the positions holes and the nodes
+// at the others in random order, random placement lists, starts, frees and
+// holds; the holes must decide (a first free anchor by the nodes alone that
+// holds a hole) in many decisions.
+func TestTorus3DHolesAgainstBruteForce(t *testing.T) {
+	rounds := 200
+	if testing.Short() {
+		rounds = 60
+	}
+	rng := rand.New(rand.NewPCG(26, 6))
+	tori := [][3]int{{4, 2, 3}, {5, 3, 7}, {6, 6, 1}, {3, 5, 4}, {4, 4, 4}, {7, 4, 3}}
+	var compared, placed, holeDecided, pending int
+	for _, dims := range tori {
+		n := dims[0] * dims[1] * dims[2]
+		for r := range rounds {
+			hole := make([]bool, n)
+			frac := 0.05 + 0.35*rng.Float64()
+			var real []int // positions with a node
+			for pos := range hole {
+				if hole[pos] = rng.Float64() < frac; !hole[pos] {
+					real = append(real, pos)
+				}
+			}
+			if len(real) == 0 || len(real) == n {
+				continue
+			}
+			nodeAt := slices.Repeat([]int{-1}, n)
+			posOf := make([]int, len(real))
+			for i, v := range rng.Perm(len(real)) {
+				nodeAt[real[i]], posOf[v] = v, real[i]
+			}
+			m, err := topo.ParseSpec(fmt.Sprintf("mesh:%dx1", len(real)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			placements := slurm.DefaultPlacements(dims)
+			if r%3 != 0 {
+				placements = randomPlacements(rng, dims)
+			}
+			cfg := &torusConfig{dims: dims, placements: placements, nodeAt: nodeAt}
+			tor, err := newTorus3D(m, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ref := &torusBrute{st: alloc.NewState(n), cfg: &torusConfig{dims: dims, placements: placements}, anchors: map[int][][]int{}, hole: hole}
+			// The brute force's holes are never free nodes.
+			var holes []int
+			for pos, h := range hole {
+				if h {
+					holes = append(holes, pos)
+				}
+			}
+			if err := ref.st.Take(holes); err != nil {
+				t.Fatal(err)
+			}
+			nodes := func(ps []int) []int {
+				out := make([]int, len(ps))
+				for i, p := range ps {
+					out[i] = nodeAt[p]
+				}
+				return out
+			}
+			var held [][]int // positions
+			for step := range 60 {
+				what := fmt.Sprintf("torus %v, holes %v, placements %v, round %d, step %d", dims, holes, placements, r, step)
+				switch op := rng.IntN(10); {
+				case op < 6:
+					k := 1 + rng.IntN(len(real))
+					if rng.IntN(3) > 0 {
+						k = min(placements[rng.IntN(len(placements))].Size(), len(real))
+					}
+					if k > ref.st.NumFree() {
+						continue
+					}
+					want, werr := ref.Allocate(k)
+					got, gerr := tor.Allocate(k)
+					if !slices.Equal(got, nodes(want)) || !sameFailure(gerr, werr) {
+						t.Fatalf("%s: %d nodes: %v (%v), brute force %v at positions %v (%v)", what, k, got, gerr, nodes(want), want, werr)
+					}
+					compared++
+					// Would the holes' rule have changed it? The first anchor
+					// whose nodes are free, holes taken as free.
+					ref.hole = nil
+					first := ref.firstFreeExcept(k, holes)
+					ref.hole = hole
+					if first != nil && slices.ContainsFunc(first, func(p int) bool { return hole[p] }) {
+						holeDecided++
+					}
+					switch {
+					case errors.Is(werr, alloc.ErrFragmented):
+						pending++
+					case werr == nil:
+						placed++
+						held = append(held, want)
+					}
+				case op < 8 && len(held) > 0:
+					i := rng.IntN(len(held))
+					if err := tor.Release(nodes(held[i])); err != nil {
+						t.Fatal(err)
+					}
+					if err := ref.st.Release(held[i]); err != nil {
+						t.Fatal(err)
+					}
+					held = slices.Delete(held, i, i+1)
+				default:
+					var some []int
+					for _, p := range real {
+						if ref.st.IsFree(p) && rng.IntN(4) == 0 {
+							some = append(some, p)
+						}
+					}
+					if err := tor.Occupy(nodes(some)); err != nil {
+						t.Fatal(err)
+					}
+					if err := ref.st.Take(some); err != nil {
+						t.Fatal(err)
+					}
+					held = append(held, some)
+				}
+				for _, p := range real {
+					if tor.IsFree(nodeAt[p]) != ref.st.IsFree(p) {
+						t.Fatalf("%s: node %d free %v, brute force %v", what, nodeAt[p], tor.IsFree(nodeAt[p]), ref.st.IsFree(p))
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d decisions compared: %d placed, %d pending; %d where the first anchor free but for its holes held one", compared, placed, pending, holeDecided)
+	if compared < 3000 || placed < 1000 || pending < 300 || holeDecided < 300 {
+		t.Errorf("too few decisions of each kind: %d compared, %d placed, %d pending, %d decided by holes", compared, placed, pending, holeDecided)
+	}
+}
+
+// firstFreeExcept is firstFree with the positions of except taken as free.
+func (t *torusBrute) firstFreeExcept(k int, except []int) []int {
+	if err := t.st.Release(except); err != nil {
+		return nil
+	}
+	defer t.st.Take(except)
+	return t.firstFree(k)
+}
+
 // sameFailure reports whether two Allocate errors are the same outcome: none,
 // refused, pending, or another error.
 func sameFailure(a, b error) bool {
@@ -240,7 +397,7 @@ func (t *torusBrute) firstFree(k int) []int {
 		}
 		if b.Size() == k {
 			for _, a := range t.anchorsOf(i) {
-				if t.allFree(a) {
+				if t.allFree(a, false) {
 					return a
 				}
 			}

@@ -72,8 +72,8 @@ func (f *Files) SlurmBlocks(ctx context.Context, path, name string) (*slurm.Bloc
 }
 
 // SlurmRings reads the topology/ring configuration of a slurm:ring:FILE spec
-// (alloc.Options.SlurmRings) under ctx: the topology name of a topology.yaml
-// ("": its cluster_default one).
+// (alloc.Options.SlurmRings) under ctx: a topology.conf of RingName= lines, or
+// the topology name of a topology.yaml ("": its cluster_default one).
 func (f *Files) SlurmRings(ctx context.Context, path, name string) (*slurm.Rings, error) {
 	return topologyPart(f, ctx, "ring", path, name, (*slurm.Topology).RingsOf)
 }

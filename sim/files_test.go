@@ -253,7 +253,7 @@ func TestSlurmSpecRing(t *testing.T) {
 		"slurm:ring:" + yml + ":fabric": "topology/tree",
 		"slurm:tree:" + yml:             "topology/ring",
 		"slurm:ring:" + conf:            "not topology/ring",
-		"slurm:ring":                    "slurm:ring needs a topology.yaml",
+		"slurm:ring":                    "slurm:ring needs a topology.conf or topology.yaml",
 	} {
 		if _, err := alloc.Parse(spec, m, opt); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %q", spec, err, want)

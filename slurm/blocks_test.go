@@ -60,14 +60,14 @@ BlockSizes=4,16,8
 
 func TestParseBlocksErrors(t *testing.T) {
 	cases := []struct{ conf, want string }{
-		{"", "no SwitchName= or BlockName= lines"},
-		{"# nothing\n\n", "no SwitchName= or BlockName= lines"},
+		{"", "no SwitchName=, BlockName= or RingName= lines"},
+		{"# nothing\n\n", "no SwitchName=, BlockName= or RingName= lines"},
 		{"BlockSizes=4\nBlockName=a Nodes=n1\nBlockSizes=4x\nBlockSizes=x\n", "line 4: BlockSizes=x: \"x\" is not a positive integer"},
 		{"BlockSizes=4\n", "no BlockName"},
 		{"BlockName=a Nodes=n[1-4]\nBlockName=a Nodes=n[5-8]\n", "line 2: block a already defined on line 1"},
 		// Slurm's pattern allows spaces after '=': a block named "Nodes=n1", no nodes.
 		{"BlockName= Nodes=n1\n", "no block has nodes"},
-		{"Nodes=n1\n", "line 1: a line starts with SwitchName= (topology/tree) or BlockName= or BlockSizes= (topology/block; BlockLevels= in Slurm 23.11), not Nodes="},
+		{"Nodes=n1\n", "line 1: a line starts with SwitchName= (topology/tree), BlockName= or BlockSizes= (topology/block; BlockLevels= in Slurm 23.11) or RingName= (topology/ring, Slurm 26.05), not Nodes="},
 		{"BlockName=a Nodes=n[1-4]\nBlockSizes=4,12\n", "line 2: BlockSizes=4,12: 12 is not a power-of-two multiple"},
 		{"BlockName=a Nodes=n[1-4]\nBlockSizes=4,6\n", "line 2: BlockSizes=4,6: 6 is not a multiple"},
 		{"BlockName=a Nodes=n[1-4]\nBlockSizes=8,4\n", "4 is not a multiple of the base block size 8"},
@@ -85,7 +85,7 @@ func TestParseBlocksErrors(t *testing.T) {
 
 		{"BlockName=a BlockName=b\n", "line 1: two BlockName="},
 		{"SwitchName=s Nodes=n1\n", "a topology/tree configuration, not topology/block"},
-		{"BlockName=a Nodes=n1\nSwitchName=s Nodes=n1\n", "line 2: SwitchName and BlockName/BlockSizes lines mixed"},
+		{"BlockName=a Nodes=n1\nSwitchName=s Nodes=n1\n", "line 2: SwitchName lines mixed with BlockName/BlockSizes (line 1 is topology/block)"},
 		{"BlockName=a Nodes=n1 LinkSpeed=4\n", "topology/tree"},
 		{"BlockName=a Nodes=n1 Weight=4\n", "line 1: unknown key \"Weight\""},
 		{"BlockSizes=4 BlockName=a\n", "line 1: BlockName= after BlockSizes="},

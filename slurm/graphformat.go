@@ -235,14 +235,14 @@ func ReadTopologyFileNamed(ctx context.Context, path, name string) (*Topology, e
 }
 
 // DetectGraphFormat names the format of a network file from its first meaningful
-// line: a SwitchName=/BlockName= or Include line (topology.conf), "- topology:" (topology.yaml),
+// line: a SwitchName=/BlockName=/RingName= or Include line (topology.conf), "- topology:" (topology.yaml),
 // else what topo.DetectGraphFormat says (ibnetdiscover, subnet-lst, opareport, an
 // edge list). Anything else is an error asking for --graph-format.
 func DetectGraphFormat(data []byte) (string, error) {
 	t := topo.FirstMeaningfulLine(data)
 	low := strings.ToLower(t)
 	switch {
-	case strings.HasPrefix(low, "switchname="), strings.HasPrefix(low, "blockname="), strings.HasPrefix(low, "blocksizes="), strings.HasPrefix(low, "blocklevels="):
+	case strings.HasPrefix(low, "switchname="), strings.HasPrefix(low, "blockname="), strings.HasPrefix(low, "blocksizes="), strings.HasPrefix(low, "blocklevels="), strings.HasPrefix(low, "ringname="):
 		return "slurm-topology", nil
 	case len(low) > 7 && strings.HasPrefix(low, "include") && isConfSpace(low[7]):
 		// A topology.conf whose first line is an Include line (an edge list of

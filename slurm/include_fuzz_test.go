@@ -147,12 +147,13 @@ func sameConfLines(a, b []ConfLine) bool {
 // with its Include lines followed is the file with each Include line replaced by
 // the file it names, read by ParseTopologyConf (when no file ends in a '\', which
 // continues a line across a file's end only in the text put together), the same
-// switches or blocks.
+// switches, blocks or rings.
 func FuzzReadTopologyIncluding(f *testing.F) {
 	f.Add("SwitchName=top Switches=s[1-2]\nInclude a.conf\n", "SwitchName=s1 Nodes=n[1-2]\nInclude b.conf\n", "SwitchName=s2 Nodes=n[3-4]\n")
 	f.Add("Include c.conf\nBlockSizes=2,4\n", "BlockName=b1 Nodes=n[1-2]\n", "BlockName=b2 Nodes=n[3-4]\n")
 	f.Add("Include a.conf\n", "Include a.conf\n", "")
 	f.Add("include /x/b.conf\n", "", "SwitchName=s Nodes=n1 # c\n")
+	f.Add("RingName=r0 Nodes=n[1-4]\nInclude a.conf\n", "RingName=r1 Nodes=n[8,6,4]\nInclude b.conf\n", "RingName=r2 Nodes=n[2-3]\n")
 	f.Add("- topology: t\n  cluster_default: true\n  tree:\n    switches:\n      - switch: s1\n        children: n[1-2]\n", "", "")
 	f.Fuzz(func(t *testing.T, top, a, b string) {
 		files := newFuzzFiles(a, b)
@@ -225,6 +226,8 @@ func sameTopology(a, b *Topology) bool {
 		return slices.Equal(a.Blocks.Sizes, b.Blocks.Sizes) && a.Blocks.Base == b.Blocks.Base && a.Blocks.Levels == b.Blocks.Levels && slices.EqualFunc(a.Blocks.Blocks, b.Blocks.Blocks, func(x, y Block) bool {
 			return x.Name == y.Name && slices.Equal(x.Nodes, y.Nodes)
 		})
+	case a.Rings != nil && b.Rings != nil:
+		return ringsSummary(a.Rings) == ringsSummary(b.Rings)
 	}
-	return a.Tree == nil && b.Tree == nil && a.Blocks == nil && b.Blocks == nil
+	return a.Tree == nil && b.Tree == nil && a.Blocks == nil && b.Blocks == nil && a.Rings == nil && b.Rings == nil
 }

@@ -3,6 +3,7 @@ package slurm
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -46,6 +47,16 @@ func newSlurmCluster(t *testing.T, name string) *cluster {
 // the next larger placement (its "fragmentation cost"), ties to the earlier anchor.
 // nil when no anchor is free.
 func torusPredict(d [3]int, placements []Box, free []bool, k int) []int {
+	return torusPredictHoles(d, placements, free, nil, k)
+}
+
+// torusPredictHoles is torusPredict on a torus whose positions hole (nil: none)
+// hold no node (regions leaving them uncovered), as eval_nodes_torus3d.c reads
+// them: an anchor of the job's placement holding one is skipped ("Skip anchors
+// where not all cells are occupied by valid nodes"), an anchor of the next
+// placement counts as entirely free when the nodes it has are (bit_super_set of
+// its bitmap, which holds only its real nodes).
+func torusPredictHoles(d [3]int, placements []Box, free, hole []bool, k int) []int {
 	var cur, next []int
 	var anchors, nextAnchors [][]int
 	for i, b := range placements {
@@ -59,8 +70,14 @@ func torusPredict(d [3]int, placements []Box, free []bool, k int) []int {
 			break
 		}
 	}
-	allFree := func(a []int) bool {
+	allFree := func(a []int, holesFree bool) bool {
 		for _, v := range a {
+			if hole != nil && hole[v] {
+				if !holesFree {
+					return false
+				}
+				continue
+			}
 			if !free[v] {
 				return false
 			}
@@ -70,13 +87,13 @@ func torusPredict(d [3]int, placements []Box, free []bool, k int) []int {
 	var best []int
 	bestCost := -1
 	for _, a := range anchors {
-		if !allFree(a) {
+		if !allFree(a, false) {
 			continue
 		}
 		cost := 0
 		if next != nil {
 			for _, na := range nextAnchors {
-				if allFree(na) && slices.ContainsFunc(na, func(v int) bool { return slices.Contains(a, v) }) {
+				if allFree(na, true) && slices.ContainsFunc(na, func(v int) bool { return slices.Contains(a, v) }) {
 					cost++
 				}
 			}
@@ -320,27 +337,13 @@ func TestSwitchAsNodeRankOnSlurmNew(t *testing.T) {
 func TestTorus3DRegionsOnSlurmNew(t *testing.T) {
 	c := newSlurmCluster(t, "regions")
 	d := [3]int{4, 2, 2}
-	placements := DefaultPlacements(d)
-	var b strings.Builder
-	b.WriteString("- topology: t\n  torus3d:\n    toruses:\n      - name: t1\n        dims: {x: 4, y: 2, z: 2}\n        regions:\n")
-	b.WriteString("          - {anchor: {x: 0, y: 0, z: 1}, dims: {x: 4, y: 2, z: 1}, nodes: \"node[16,03,11,07,01,14,05,09]\"}\n")
-	b.WriteString("          - {anchor: {x: 0, y: 0, z: 0}, dims: {x: 2, y: 2, z: 1}, nodes: \"node[12,02,15,06]\"}\n")
-	b.WriteString("          - {anchor: {x: 2, y: 0, z: 0}, dims: {x: 2, y: 2, z: 1}, nodes: \"node[04,13,08,10]\"}\n")
-	b.WriteString("        placements:\n")
-	for _, p := range placements {
-		fmt.Fprintf(&b, "          - dims: {x: %d, y: %d, z: %d}\n", p.X, p.Y, p.Z)
-	}
-	top, err := ParseTopologyYAML(strings.NewReader(b.String()), "t")
-	if err != nil {
-		t.Fatal(err)
-	}
+	yamlPath, top, placements := regionsTorus(t, d,
+		"{anchor: {x: 0, y: 0, z: 1}, dims: {x: 4, y: 2, z: 1}, nodes: \"node[16,03,11,07,01,14,05,09]\"}",
+		"{anchor: {x: 0, y: 0, z: 0}, dims: {x: 2, y: 2, z: 1}, nodes: \"node[12,02,15,06]\"}",
+		"{anchor: {x: 2, y: 0, z: 0}, dims: {x: 2, y: 2, z: 1}, nodes: \"node[04,13,08,10]\"}")
 	at := top.Torus.Nodes // the name at each position, x fastest
 	if top.Torus.Empty != 0 || len(at) != 16 || at[0] != "node12" || at[2] != "node04" || at[8] != "node16" {
 		t.Fatalf("positions %v (empty %d)", at, top.Torus.Empty)
-	}
-	yamlPath := filepath.Join(t.TempDir(), "topology.yaml")
-	if err := os.WriteFile(yamlPath, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
 	}
 	c.start(16, withPorts(16, "--topology", yamlPath))
 	free := slices.Repeat([]bool{true}, 16) // by position
@@ -387,4 +390,123 @@ func TestTorus3DRegionsOnSlurmNew(t *testing.T) {
 		t.Fatalf("only %d placements compared", compared)
 	}
 	t.Logf("torus3d regions on Slurm 26.05: %d placements compared, 0 differ", compared)
+}
+
+// TestTorus3DHolesOnSlurmNew: a torus given by regions that leave positions
+// without a node (torus3d_record.c accepts it: the positions stay NO_VAL) places
+// as torusPredictHoles says on Slurm 26.05: the 4x2x3 torus of 24 positions with
+// 16 nodes, the z = 0 plane whole, z = 1's x 0-1 and z = 2's x 2-3 (8 holes), the
+// default placements; a seeded sequence of jobs of the placements' sizes and
+// frees, each placement compared, and jobs the rule says must wait (no anchor
+// free of holes and busy nodes) submitted with salloc --immediate and not started.
+func TestTorus3DHolesOnSlurmNew(t *testing.T) {
+	c := newSlurmCluster(t, "holes")
+	d := [3]int{4, 2, 3}
+	yamlPath, top, placements := regionsTorus(t, d,
+		"{anchor: {x: 0, y: 0, z: 0}, dims: {x: 4, y: 2, z: 1}, nodes: \"node[05,13,02,09,16,01,12,07]\"}",
+		"{anchor: {x: 0, y: 0, z: 1}, dims: {x: 2, y: 2, z: 1}, nodes: \"node[03,14,06,10]\"}",
+		"{anchor: {x: 2, y: 0, z: 2}, dims: {x: 2, y: 2, z: 1}, nodes: \"node[11,04,15,08]\"}")
+	at := top.Torus.Nodes // the name at each position, x fastest; "" a hole
+	hole := make([]bool, len(at))
+	for p, n := range at {
+		hole[p] = n == ""
+	}
+	if top.Torus.Empty != 8 || len(at) != 24 || at[0] != "node05" || at[8] != "node03" || at[10] != "" || at[18] != "node11" {
+		t.Fatalf("positions %q (empty %d)", at, top.Torus.Empty)
+	}
+	c.start(16, withPorts(16, "--topology", yamlPath))
+	free := slices.Repeat([]bool{true}, len(at)) // by position
+	var sizes []int
+	for _, p := range placements {
+		if p.Size() <= 8 {
+			sizes = append(sizes, p.Size())
+		}
+	}
+	rng := rand.New(rand.NewPCG(31, 7))
+	running := map[string][]int{} // job id: positions
+	var ids []string
+	compared, probes, waits := 0, 0, 0
+	for step := 0; compared < 30 && step < 200; step++ {
+		if len(ids) > 0 && rng.IntN(3) == 0 {
+			i := rng.IntN(len(ids))
+			id := ids[i]
+			ids = slices.Delete(ids, i, i+1)
+			c.cancel(id)
+			for _, p := range running[id] {
+				free[p] = true
+			}
+			delete(running, id)
+			continue
+		}
+		k := sizes[rng.IntN(len(sizes))]
+		nfree := 0
+		for p := range free {
+			if free[p] && !hole[p] {
+				nfree++
+			}
+		}
+		if k > nfree {
+			continue
+		}
+		want := torusPredictHoles(d, placements, free, hole, k)
+		if want == nil {
+			if probes < 6 {
+				probes++
+				cmd := exec.Command("salloc", "--no-shell", "--immediate=5", "-N", strconv.Itoa(k), "-t", "5")
+				cmd.Env = c.env
+				out, _ := cmd.CombinedOutput()
+				if m := regexp.MustCompile(`Granted job allocation (\d+)`).FindSubmatch(out); m != nil {
+					nl := c.run("squeue", "-h", "-j", string(m[1]), "-o", "%N")
+					t.Fatalf("step %d: %d nodes of %d free: the holes' rule says wait, Slurm started it on %s", step, k, nfree, nl)
+				}
+				waits++
+			}
+			continue
+		}
+		id, got := c.allocNow(k)
+		wantNames := make([]string, len(want))
+		for i, p := range want {
+			wantNames[i] = at[p]
+		}
+		slices.SortFunc(wantNames, hostlist.NaturalCompare)
+		if !slices.Equal(got, wantNames) {
+			t.Fatalf("step %d: %d nodes: Slurm gave %v, the holes' rule predicts %v (positions %v)", step, k, got, wantNames, want)
+		}
+		for _, p := range want {
+			free[p] = false
+		}
+		running[id] = want
+		ids = append(ids, id)
+		compared++
+	}
+	if compared < 20 {
+		t.Fatalf("only %d placements compared", compared)
+	}
+	t.Logf("torus3d with 8 holes on Slurm 26.05: %d placements compared, 0 differ; %d jobs both wait", compared, waits)
+}
+
+// regionsTorus writes a topology.yaml of one torus of dims given by regions
+// (each a flow mapping {anchor, dims, nodes}) with the default placements, and
+// returns its path, the topology as parsed and the placements.
+func regionsTorus(t *testing.T, d [3]int, regions ...string) (string, *Topology, []Box) {
+	t.Helper()
+	placements := DefaultPlacements(d)
+	var b strings.Builder
+	fmt.Fprintf(&b, "- topology: t\n  torus3d:\n    toruses:\n      - name: t1\n        dims: {x: %d, y: %d, z: %d}\n        regions:\n", d[0], d[1], d[2])
+	for _, r := range regions {
+		fmt.Fprintf(&b, "          - %s\n", r)
+	}
+	b.WriteString("        placements:\n")
+	for _, p := range placements {
+		fmt.Fprintf(&b, "          - dims: {x: %d, y: %d, z: %d}\n", p.X, p.Y, p.Z)
+	}
+	top, err := ParseTopologyYAML(strings.NewReader(b.String()), "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "topology.yaml")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path, top, placements
 }

@@ -18,25 +18,28 @@ import (
 
 // ParseTopologyConf reads a Slurm topology.conf (topology.conf(5)) into a Topology:
 // a topology/tree file of lines "SwitchName=S Nodes=HOSTLIST|Switches=HOSTLIST
-// [LinkSpeed=N]", or a topology/block file of lines "BlockName=B [Nodes=HOSTLIST]"
+// [LinkSpeed=N]", a topology/block file of lines "BlockName=B [Nodes=HOSTLIST]"
 // and "BlockSizes=S1,S2,..." (Slurm 24.05 on) or "BlockLevels=LEVELS" (Slurm 23.11;
-// parseBlockLevels, and 23.11's block rules: newBlocks2311). It is the one reader
+// parseBlockLevels, and 23.11's block rules: newBlocks2311), or a topology/ring
+// file (Slurm 26.05 on) of lines "RingName=R [Nodes=HOSTLIST]", the nodes in ring
+// order, into the Rings a topology.yaml's ring: gives. It is the one reader
 // of topology.conf; its rules are
-// slurmctld's (parse_config.c, and topology/tree's and topology/block's
-// _read_topo_file and validation; Slurm 22.05 for trees, as alloc's slurm:tree
-// emulates, 26.05 for blocks):
+// slurmctld's (parse_config.c, and topology/tree's, topology/block's and
+// topology/ring's _read_topo_file and validation; Slurm 22.05 for trees, as
+// alloc's slurm:tree emulates, 26.05 for blocks and rings):
 //
 //   - lines are read as slurm.conf's (readConfLines: both files go through
 //     s_p_parse_file): '#' comments, '\' continuations, escapes, quoted values,
 //     spaces around '=', keys in any case; an operator (Nodes+=) is read as '='
 //     with a warning, as Slurm ignores it here; an Include line is refused
 //     (Slurm reads the included file): ParseTopologyConfIncluding follows it;
-//   - a line starts with SwitchName= (tree) or BlockName=, BlockSizes= or
-//     BlockLevels= (block); the two kinds mixed are refused (the tree plugin does
-//     not know BlockName and the block plugin does not know SwitchName), and so are
+//   - a line starts with SwitchName= (tree), BlockName=, BlockSizes= or
+//     BlockLevels= (block) or RingName= (ring); kinds mixed are refused (each
+//     plugin's options table knows only its own keys: another's stops slurmctld,
+//     "Parsing error at unrecognized key"), and so are
 //     BlockSizes= and BlockLevels= in one file (no Slurm knows both);
 //   - a switch line knows Nodes, Switches and LinkSpeed (an unsigned integer), a block
-//     line knows Nodes, a BlockSizes or BlockLevels line nothing else; any other
+//     or ring line knows Nodes, a BlockSizes or BlockLevels line nothing else; any other
 //     key, a KEY= without a value (Slurm's parser cannot read it) and a bad hostlist
 //     are refused, an
 //     unknown key named with the known key when it is a near miss;
@@ -46,7 +49,12 @@ import (
 //     switches whose levels do not resolve within 21 passes in file order (a cycle),
 //     no switch with nodes, no block, a BlockSizes value that is not positive, not a
 //     power-of-two multiple of the first or more than 2^15 times it, no node in any
-//     block and no BlockSizes;
+//     block and no BlockSizes, a ring defined twice (ring_record_validate: "Ring
+//     (%s) has already been defined"); a node listed twice in one ring is refused
+//     too (Rings.addRing, as in a topology.yaml); a node on two rings and a ring
+//     without Nodes= are accepted, as Slurm accepts them; a ring of more than
+//     MaxRingSize nodes is checked where its names are matched to the machine's
+//     (Slurm counts only the nodes slurm.conf has);
 //   - accepted as Slurm accepts them, with a warning: a key given twice on a line or
 //     BlockSizes= or BlockLevels= on two lines (Slurm keeps the last: "specified
 //     more than once, latest value used"), a BlockSizes value with trailing
@@ -140,6 +148,7 @@ func parseTopologyConf(ctx context.Context, data []byte, inc *includer) (*Topolo
 	warn := warns.add
 	var sws []switchRec
 	var blks []blockRec
+	var rings []Ring
 	var sizes []int
 	sizesRaw, sizesLine, sizesAt := "", 0, ""
 	levelsRaw, levelsLine, levelsAt := "", 0, ""
@@ -191,11 +200,13 @@ func parseTopologyConf(ctx context.Context, data []byte, inc *includer) (*Topolo
 			lineKind, keys = "block", []string{"nodes"}
 		case "blocksizes", "blocklevels":
 			lineKind = "block"
+		case "ringname":
+			lineKind, keys = "ring", []string{"nodes"}
 		default:
-			return nil, fmt.Errorf("%s: a line starts with SwitchName= (topology/tree) or BlockName= or BlockSizes= (topology/block; BlockLevels= in Slurm 23.11), not %s=%s", at, textin.Clip(l.Pairs[0].Key), didYouMean(topoConfKeys, l.Pairs[0].Key))
+			return nil, fmt.Errorf("%s: a line starts with SwitchName= (topology/tree), BlockName= or BlockSizes= (topology/block; BlockLevels= in Slurm 23.11) or RingName= (topology/ring, Slurm 26.05), not %s=%s", at, textin.Clip(l.Pairs[0].Key), didYouMean(topoConfKeys, l.Pairs[0].Key))
 		}
 		if kind != "" && kind != lineKind {
-			return nil, fmt.Errorf("%s: SwitchName and BlockName/BlockSizes lines mixed (%s is topology/%s): topology/tree reads only SwitchName lines, topology/block only BlockName and BlockSizes", at, kindAt, kind)
+			return nil, fmt.Errorf("%s: %s lines mixed with %s (%s is topology/%s): topology/tree reads only SwitchName lines, topology/block only BlockName and BlockSizes, topology/ring only RingName (another plugin's key stops slurmctld: \"Parsing error at unrecognized key\")", at, topoLineKinds[lineKind], topoLineKinds[kind], kindAt, kind)
 		}
 		if kind == "" {
 			kind, kindAt = lineKind, at
@@ -215,11 +226,13 @@ func parseTopologyConf(ctx context.Context, data []byte, inc *includer) (*Topolo
 				case head == "switchname" && (p[0] == "blockname" || p[0] == "blocksizes" || p[0] == "blocklevels"):
 					return nil, fmt.Errorf("%s: %s= is topology/block, not topology/tree", at, k)
 				case p[0] == head:
-					return nil, fmt.Errorf("%s: two %s= on one line (one line per %s)", at, k, map[string]string{"switchname": "switch", "blockname": "block"}[head])
+					return nil, fmt.Errorf("%s: two %s= on one line (one line per %s)", at, k, map[string]string{"switchname": "switch", "blockname": "block", "ringname": "ring"}[head])
+				case p[0] == "ringname" || head == "ringname" && topoKeyPlugin[p[0]] != "":
+					return nil, fmt.Errorf("%s: %s= is topology/%s, not topology/%s", at, k, topoKeyPlugin[p[0]], lineKind)
 				}
 				want, table := "Nodes, Switches, LinkSpeed", topoSwitchKeys
-				if head == "blockname" {
-					want, table = "Nodes", topoBlockKeys
+				if head == "blockname" || head == "ringname" {
+					want, table = "Nodes", topoNodesKeys
 				}
 				return nil, fmt.Errorf("%s: unknown key %q (a %s line takes %s%s; Slurm: \"Parsing error at unrecognized key\", fatal)", at, textin.Clip(k), l.Pairs[0].Key, want, didYouMean(table, k))
 			}
@@ -274,6 +287,13 @@ func parseTopologyConf(ctx context.Context, data []byte, inc *includer) (*Topolo
 				blks = make([]blockRec, 0, len(conf.Lines))
 			}
 			blks = append(blks, b)
+		case "ringname":
+			r := Ring{Name: kv[0][1], Line: line, File: l.File}
+			var err error
+			if r.Nodes, _, err = hosts("nodes"); err != nil {
+				return nil, err
+			}
+			rings = append(rings, r)
 		case "blocksizes":
 			if sizesLine != 0 {
 				warn(fmt.Sprintf("%s: BlockSizes= given again (first on %s); Slurm uses the last (\"specified more than once, latest value used\")", at, sizesAt))
@@ -312,11 +332,19 @@ func parseTopologyConf(ctx context.Context, data []byte, inc *includer) (*Topolo
 	}
 	switch kind {
 	case "":
-		return nil, fmt.Errorf("no SwitchName= or BlockName= lines")
+		return nil, fmt.Errorf("no SwitchName=, BlockName= or RingName= lines")
 	case "tree":
 		t.Tree, err = newTree(sws, treeRules{}, warn, &look)
 	case "block":
 		t.Blocks, err = newBlocks(blks, sizes, sizesLine, sizesAt, levels, levelsLine, levelsAt, warn, &look)
+	case "ring":
+		t.Rings = &Rings{Format: "topology.conf", Rings: make([]Ring, 0, len(rings))}
+		seen := make(map[string]int, len(rings))
+		for _, r := range rings {
+			if err = t.Rings.addRing(r, seen); err != nil {
+				break
+			}
+		}
 	}
 	if err != nil {
 		return nil, err
@@ -353,9 +381,13 @@ func (t *Topology) EditLines(edit func(li int, l *ConfLine) ([]string, error)) (
 // and block/block_record.c 83; 23.11.11's block/topology_block.c 170 has BlockLevels
 // for BlockSizes).
 var (
-	topoConfKeys   = []confKey{{Name: "BlockLevels"}, {Name: "BlockName"}, {Name: "BlockSizes"}, {Name: "SwitchName"}}
+	topoConfKeys   = []confKey{{Name: "BlockLevels"}, {Name: "BlockName"}, {Name: "BlockSizes"}, {Name: "RingName"}, {Name: "SwitchName"}}
 	topoSwitchKeys = []confKey{{Name: "LinkSpeed"}, {Name: "Nodes"}, {Name: "Switches"}}
-	topoBlockKeys  = []confKey{{Name: "Nodes"}}
+	topoNodesKeys  = []confKey{{Name: "Nodes"}} // a BlockName or RingName line's
+	// topoKeyPlugin is the plugin whose lines a key (lower case) belongs to,
+	// for messages; topoLineKinds names a plugin's lines.
+	topoKeyPlugin = map[string]string{"switchname": "tree", "switches": "tree", "linkspeed": "tree", "blockname": "block", "blocksizes": "block", "blocklevels": "block", "ringname": "ring"}
+	topoLineKinds = map[string]string{"tree": "SwitchName", "block": "BlockName/BlockSizes", "ring": "RingName"}
 )
 
 func mustAtoi(s string) int { n, _ := atoi(s); return n }
@@ -812,11 +844,8 @@ func yamlBlockSizes(bs *yaml.Node) ([]int, error) {
 // mapping (data_parser's TOPOLOGY_RING_CONFIG_ARRAY takes either), checked as
 // Slurm 26.05.3's ring_record.c, ring_record_validate, stops slurmctld: no ring
 // ("No rings configured"), a ring without a name ("Can't create a ring without a
-// name"), a name given twice ("Ring (%s) has already been defined"). A node
-// listed twice in one ring is refused too: Slurm would put it at two positions
-// of the ring (nodes_map) and count it twice in a segment. More than
-// MaxRingSize nodes is checked where the nodes are matched to slurm.conf's
-// (Slurm counts only those): alloc's slurm:ring.
+// name"), and the checks topology.conf's RingName= lines get too
+// (Rings.addRing: a name given twice, a node twice in one ring).
 func yamlRings(rg *yaml.Node, lists *nameBudget, look *looker) (*Rings, error) {
 	rl := yamlChild(rg, "rings")
 	var items []*yaml.Node
@@ -833,7 +862,7 @@ func yamlRings(rg *yaml.Node, lists *nameBudget, look *looker) (*Rings, error) {
 	if len(items) == 0 {
 		return nil, fmt.Errorf("line %d: rings: an empty list (Slurm: \"No rings configured\", fatal)", rl.Line)
 	}
-	out := &Rings{}
+	out := &Rings{Format: "topology.yaml"}
 	seen := map[string]int{}
 	for _, r := range items {
 		if err := look.stopped(1); err != nil {
@@ -843,23 +872,14 @@ func yamlRings(rg *yaml.Node, lists *nameBudget, look *looker) (*Rings, error) {
 		if name == "" {
 			return nil, fmt.Errorf("line %d: a ring needs \"ring: NAME\" (Slurm: \"Can't create a ring without a name\", fatal)", r.Line)
 		}
-		if l, dup := seen[name]; dup {
-			return nil, fmt.Errorf("line %d: ring %s defined twice (first on line %d; Slurm: \"Ring (%s) has already been defined\", fatal)", r.Line, textin.Clip(name), l, textin.Clip(name))
-		}
-		seen[name] = r.Line
 		nodes, err := yamlHostlist(lists, r, "nodes")
 		if err != nil {
 			return nil, err
 		}
 		look.work += len(nodes)
-		at := make(map[string]int, len(nodes))
-		for i, n := range nodes {
-			if j, dup := at[n]; dup {
-				return nil, fmt.Errorf("line %d: ring %s lists node %s twice (positions %d and %d): Slurm would put it at both positions and count it twice in a job's segment", r.Line, textin.Clip(name), textin.Clip(n), j, i)
-			}
-			at[n] = i
+		if err := out.addRing(Ring{Name: name, Line: r.Line, Nodes: nodes}, seen); err != nil {
+			return nil, err
 		}
-		out.Rings = append(out.Rings, Ring{Name: name, Line: r.Line, Nodes: nodes})
 	}
 	return out, nil
 }

@@ -118,7 +118,7 @@ func TestTopologyBadInput(t *testing.T) {
 		{"SwitchName=s0 Nodes=n[3-1]\n", "line 1: Nodes=n[3-1]"},
 		{"SwitchName=s0 Nodes=n[0-99999999999999999999]\n", "line 1: Nodes="},
 		{"SwitchName=s0 Nodes=n1\nSwitchName=s1 Switches=s[0,2]\n", "line 2: switch s1 has invalid child switch \"s2\""},
-		{"SwitchName=s0 Nodes=n1\nBlockName=b Nodes=n2\n", "line 2: SwitchName and BlockName/BlockSizes lines mixed"},
+		{"SwitchName=s0 Nodes=n1\nBlockName=b Nodes=n2\n", "line 2: BlockName/BlockSizes lines mixed with SwitchName (line 1 is topology/tree)"},
 		{"SwitchName=s0 Foo=1\n", "line 1: unknown key \"Foo\""},
 		{"SwitchName=s1 SwitchName=s2 Nodes=n1\n", "line 1: two SwitchName= on one line"},
 		{"BlockName=b1 Nodes=n1 LinkSpeed=1 LinkSpeed=2\n", "line 1: LinkSpeed= is topology/tree"},
@@ -207,6 +207,12 @@ func FuzzReadSlurmTopology(f *testing.F) {
 	// hostlists in one Nodes=, LinkSpeed, a leaf of nodes no slurm.conf defines.
 	f.Add("SwitchName=S-01 Switches=S-02,S-10,S-11\nSwitchName=S-02 Switches=S-01,S-10\nSwitchName=S-10 Nodes=H-7e,h[22,28]\nSwitchName=S-11 Nodes=r[1-2,5-8],x[1-2]\n", false)
 	f.Add("# rack\nSwitchName=switch.2.1 Switches=switch.1.[1-2] LinkSpeed=100Gb/s\nSwitchName=switch.1.1 Nodes=c-n[001-016],n[019-020]\nSwitchName=switch.1.2 Nodes=c-n[017-018,021-036,051]\nSwitchName=s4 Nodes=c-n[037-039,051]\n", false)
+	// topology/ring: RingName= lines (Slurm 26.05), a node on two rings, a
+	// ring without nodes, keys in any case, a ring of a topology.yaml.
+	f.Add("RingName=r0 Nodes=n[1-8]\nringname=r1 nodes=n[16,14,12,10,9,11,13,15] Nodes=n[1-2]\nRingName=r2\n", false)
+	f.Add("# rings\nRingName=a Nodes=n[1-4],n[8,7]\nRingName=b Nodes=n[3-6]\nRingName=a Nodes=n9\n", false)
+	f.Add("RingName=a Nodes=n[1-3],n2\nRingName=b Nodes=n1 Switches=s\n", false)
+	f.Add("- topology: r\n  ring:\n    rings:\n      - {ring: a, nodes: n[1-8]}\n      - {ring: b, nodes: \"n[3,1]\"}\n", true)
 	f.Fuzz(func(t *testing.T, src string, yml bool) {
 		var top *Topology
 		var err error
@@ -216,6 +222,10 @@ func FuzzReadSlurmTopology(f *testing.F) {
 			top, err = ParseTopologyConf(strings.NewReader(src))
 		}
 		if err != nil {
+			return
+		}
+		if top.Rings != nil {
+			checkFuzzedRings(t, src, top)
 			return
 		}
 		// What the parser accepts, --graph accepts (issue 30: one set of rules), with
@@ -262,6 +272,45 @@ func FuzzReadSlurmTopology(f *testing.F) {
 			}
 		}
 	})
+}
+
+// checkFuzzedRings checks rings that were read: no ring named twice, no node
+// twice in a ring, no network made of them; read from a topology.conf, the
+// same rings written as a topology.yaml read back the same (one model for
+// both formats).
+func checkFuzzedRings(t *testing.T, src string, top *Topology) {
+	t.Helper()
+	names := map[string]bool{}
+	for _, r := range top.Rings.Rings {
+		if names[r.Name] {
+			t.Fatalf("%q: ring %s read twice", src, r.Name)
+		}
+		names[r.Name] = true
+		in := map[string]bool{}
+		for _, n := range r.Nodes {
+			if in[n] {
+				t.Fatalf("%q: ring %s holds %s twice", src, r.Name, n)
+			}
+			in[n] = true
+		}
+	}
+	if _, err := top.Graph(); err == nil || !strings.Contains(err.Error(), "topology/ring") {
+		t.Fatalf("%q: rings made a network (%v)", src, err)
+	}
+	if top.Rings.Format != "topology.conf" {
+		return
+	}
+	yml, ok := ringsAsYAML(top.Rings)
+	if !ok {
+		return
+	}
+	back, err := ParseTopologyYAML(strings.NewReader(yml), "")
+	if err != nil {
+		t.Fatalf("%q: its rings written as a topology.yaml do not read back: %v\n%s", src, err, yml)
+	}
+	if got, want := ringsSummary(back.Rings), ringsSummary(top.Rings); got != want {
+		t.Fatalf("%q: read %s, as a topology.yaml %s", src, want, got)
+	}
 }
 
 func checkFabricInvariants(t *testing.T, g *topo.Graph) {

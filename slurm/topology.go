@@ -26,7 +26,7 @@ type Topology struct {
 	Tree   *Tree   // topology/tree: switches and leaves
 	Blocks *Blocks // topology/block: blocks and block sizes
 	Torus  *Torus  // topology/torus3d (topology.yaml only)
-	Rings  *Rings  // topology/ring (topology.yaml only)
+	Rings  *Rings  // topology/ring (RingName= lines, a topology.yaml's ring:)
 	// Warnings are what Slurm accepts but logs, one sentence each, naming the line.
 	Warnings []string
 	// conf is the topology.conf's lines as read (with its included files when
@@ -107,19 +107,64 @@ type Torus struct {
 }
 
 // Rings is a topology/ring configuration (Slurm 26.05 on; read from a
-// topology.yaml's "ring: {rings: [...]}"): its rings in file order, Slurm's ring
-// index (src/plugins/topology/ring/ring_record.c, ring_record_validate).
+// topology.conf's "RingName=R Nodes=HOSTLIST" lines or a topology.yaml's
+// "ring: {rings: [...]}", the same rings either way): its rings in file order,
+// Slurm's ring index (src/plugins/topology/ring/ring_record.c,
+// ring_record_validate).
 type Rings struct {
 	Rings []Ring // in file order: the ring index, which breaks ties
+	// Format is the kind of file they were read from, "topology.conf" or
+	// "topology.yaml", for messages ("": built in memory).
+	Format string
 }
 
 // Ring is one ring of a topology/ring configuration: its nodes in ring order
 // (the hostlist's order, as hostlist_shift gives them; position i is next to
 // i-1 and i+1, the last next to the first).
 type Ring struct {
-	Name  string   // its "ring:" name
-	Line  int      // the line of its entry
+	Name string // its RingName= value ("ring:" name)
+	Line int    // the line of its entry
+	// File is the included file of its line (a topology.conf's Include line
+	// followed); "" for the file itself.
+	File  string
 	Nodes []string // in ring order, as listed
+}
+
+// Where names ring i's line in messages: "topology.conf line N" (the file
+// the rings were read from, by its kind), or "FILE line N" for a line of an
+// included file.
+func (r *Rings) Where(i int) string {
+	rg := &r.Rings[i]
+	if rg.File == "" && r.Format != "" {
+		return r.Format + " " + lineRef("", rg.Line)
+	}
+	return lineRef(rg.File, rg.Line)
+}
+
+// addRing appends rg to rs with the checks both formats share: a name given
+// twice stops slurmctld (ring_record_validate: "Ring (%s) has already been
+// defined", fatal); a node listed twice in one ring is refused here (Slurm
+// would put it at two positions of the ring, nodes_map, and count it twice in
+// a segment). A node on two rings is accepted, as Slurm accepts it; more than
+// MaxRingSize nodes is checked where the nodes are matched to slurm.conf's
+// (Slurm counts only those): alloc's slurm:ring, plan. seen maps the names
+// so far to their index in rs.
+func (rs *Rings) addRing(rg Ring, seen map[string]int) error {
+	at := lineRef(rg.File, rg.Line)
+	if j, dup := seen[rg.Name]; dup {
+		first := &rs.Rings[j]
+		return fmt.Errorf("%s: ring %s defined twice (first on %s; Slurm: \"Ring (%s) has already been defined\", fatal)", at, textin.Clip(rg.Name), lineRef(first.File, first.Line), textin.Clip(rg.Name))
+	}
+	pos := make(map[string]int, len(rg.Nodes))
+	for i, n := range rg.Nodes {
+		if j, dup := pos[n]; dup {
+			return fmt.Errorf("%s: ring %s lists node %s twice (positions %d and %d): Slurm would put it at both positions and count it twice in a job's segment", at, textin.Clip(rg.Name), textin.Clip(n), j, i)
+		}
+		pos[n] = i
+	}
+	seen[rg.Name] = len(rs.Rings)
+	rs.Rings = append(rs.Rings, rg)
+	return nil
 }
 
 // MaxRingSize is the most nodes a ring holds (ring_record.h, MAX_RING_SIZE;
@@ -130,7 +175,7 @@ const MaxRingSize = 16
 // RingsOf returns t's rings, or an error naming what t is instead.
 func (t *Topology) RingsOf() (*Rings, error) {
 	if t.Rings == nil {
-		return nil, fmt.Errorf("a topology/%s configuration, not topology/ring (a topology.yaml's ring: rings)", t.Kind())
+		return nil, fmt.Errorf("a topology/%s configuration, not topology/ring (RingName= lines, a topology.yaml's ring: rings)", t.Kind())
 	}
 	return t.Rings, nil
 }

@@ -65,7 +65,7 @@ SwitchName=alt Switches=mid
 
 func TestParseTreeErrors(t *testing.T) {
 	for _, c := range []struct{ conf, want string }{
-		{"", "no SwitchName= or BlockName= lines"},
+		{"", "no SwitchName=, BlockName= or RingName= lines"},
 		{"SwitchName=a Nodes=n1\nSwitchName=a Nodes=n2\n", "already defined on line 1"},
 		{"SwitchName=a Nodes=n1 Switches=b\nSwitchName=b Nodes=n2\n", "both Nodes= and Switches="},
 		{"SwitchName=a LinkSpeed=3\n", "neither"},

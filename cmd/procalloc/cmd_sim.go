@@ -507,6 +507,7 @@ procalloc sim --trace sim/testdata/sacct-fattree.txt --graph topo/testdata/topol
 procalloc sim --trace sim/testdata/sacct-fattree.txt --graph topo/testdata/topology.conf --alloc slurm:tree:topo/testdata/topology.conf --sched as-run
 procalloc sim --trace sim/testdata/sacct-fattree.txt --graph blocks.conf --alloc slurm:block:blocks.conf:rcm --sched as-run
 procalloc sim --trace sim/testdata/sacct-fattree.txt --graph topo/testdata/topology.conf --alloc slurm:ring:rings.yaml --sched easy
+procalloc sim --trace sim/testdata/sacct-fattree.txt --graph topo/testdata/topology.conf --alloc slurm:ring:rings.conf --sched easy
 procalloc sim --trace sim/testdata/sacct-fattree.txt --machine mesh:4x4 --hostlist 'node[01-16]' --alloc slurm:tree:topo/testdata/topology.conf:hilbert --sched as-run
 procalloc sim --trace sim/testdata/sacct-fattree.txt --machine mesh:4x4 --hostlist 'node[01-16]' --slurm-conf partitions.conf --alloc slurm:consec --sched easy
 procalloc sim --trace ../shared/traces/LANL-CM5-1994-4.1-cln.swf.gz --machine mesh:32x32 --alloc bt --sched easy --metrics sched
@@ -522,7 +523,7 @@ procalloc sim --trace sim/testdata/sacct-fattree.txt --format sacct --tz America
 procalloc sim --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --machine mesh:16x16 --comm random --comm-seed 5 --msgs-per-second 0.01 --cycle-seconds 1e-8 --router-delay 2
 procalloc sim --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --machine torus:8x8 --drop-larger --to 1996-10-08 --comm n-body --engine flit --vcs 2 --routing-delay 1 --vc-alloc-delay 1 --sw-alloc-delay 1 --st-delay 1 --link-delay 2
 procalloc sim --trace sim/testdata/sacct-fattree.txt --graph topo/testdata/topology.yaml --graph-format slurm-topology-yaml --topology fabric --alloc bf:rcm --comm n-body --engine flit --vcs 8 --hop-classes`,
-		yourFiles: []yourFile{yourBlocks, yourNodes, {"partitions.conf", "your site's slurm.conf, its nodes node[01-16] in partitions batch and debug"}, {"rings.yaml", "your site's topology.yaml with a ring topology (Slurm 26.05 and later), its nodes node[01-16]"}},
+		yourFiles: []yourFile{yourBlocks, yourNodes, {"partitions.conf", "your site's slurm.conf, its nodes node[01-16] in partitions batch and debug"}, {"rings.yaml", "your site's topology.yaml with a ring topology (Slurm 26.05 and later), its nodes node[01-16]"}, {"rings.conf", "your site's topology.conf of RingName= lines (TopologyPlugin=topology/ring, Slurm 26.05 and later), its nodes node[01-16]"}},
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			var sf simFlags
 			sf.declare(fs) // --alloc, --baseline, --json and --by-size included

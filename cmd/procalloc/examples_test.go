@@ -302,6 +302,8 @@ func writeYourFile(t *testing.T, dir, name string) bool {
 		write("NodeName=node[01-16] CPUs=1\nPartitionName=batch Nodes=ALL Default=YES\nPartitionName=debug Nodes=node[13-16]\n")
 	case "rings.yaml": // sim's example: Slurm 26.05's topology/ring, two rings of 8 and one of all 16 nodes
 		write("- topology: rings\n  cluster_default: true\n  ring:\n    rings:\n      - ring: r1\n        nodes: node[01-08]\n      - ring: r2\n        nodes: node[09-16]\n      - ring: all\n        nodes: node[01-16]\n")
+	case "rings.conf": // the same rings as rings.yaml, as a topology.conf's RingName= lines
+		write("RingName=r1 Nodes=node[01-08]\nRingName=r2 Nodes=node[09-16]\nRingName=all Nodes=node[01-16]\n")
 	case "blocks.conf":
 		write("BlockName=b1 Nodes=node[01-04]\nBlockName=b2 Nodes=node[05-08]\nBlockName=b3 Nodes=node[09-12]\nBlockName=b4 Nodes=node[13-16]\nBlockSizes=4,8,16\n")
 	case "opt.pairs":
