@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/procalloc/procalloc/sim"
-	"github.com/procalloc/procalloc/topo"
 	"github.com/procalloc/procalloc/topo/hostlist"
 )
 
@@ -23,15 +22,7 @@ import (
 // The same history given read (Options.Trace) is refused after the heavy
 // checks began, by the whole-history check: the hook sees the difference.
 func TestHistoryHostsCheckedBeforeHeavyChecks(t *testing.T) {
-	spec := "fattree:16,16:16,16:16,16:8"
-	if testing.Short() {
-		spec = "fattree:16,16:16,16:16"
-	}
-	m, err := topo.ParseMachine(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := m.(*topo.Graph)
+	spec, g := largeFatTree(t)
 	hosts := make([]string, g.N())
 	for i := range hosts {
 		hosts[i] = g.Name(i)
@@ -52,7 +43,7 @@ func TestHistoryHostsCheckedBeforeHeavyChecks(t *testing.T) {
 	heavy := false
 	heavyChecks = func() { heavy = true }
 	defer func() { heavyChecks = nil }()
-	opt := Options{Machine: m, MachineSource: spec, SlurmConf: []byte(conf.String()), TracePath: "h.sacct", Version: V2311, VersionSource: "test", TimeLimit: -1, Seed: 1}
+	opt := Options{Machine: g, MachineSource: spec, SlurmConf: []byte(conf.String()), TracePath: "h.sacct", Version: V2311, VersionSource: "test", TimeLimit: -1, Seed: 1}
 	calls := 0
 	opt.ReadTrace = func(ctx context.Context, hs *hostlist.Table, of string) (*sim.Trace, error) {
 		calls++
@@ -61,7 +52,7 @@ func TestHistoryHostsCheckedBeforeHeavyChecks(t *testing.T) {
 		}
 		return sim.ReadTrace(strings.NewReader(history), sim.ReadOptions{Hosts: hs, HostsOf: of, Location: time.UTC})
 	}
-	_, err = Make(context.Background(), opt)
+	_, err := Make(context.Background(), opt)
 	if err == nil || !strings.Contains(err.Error(), wantMsg) || calls != 1 {
 		t.Fatalf("Make: %v (%d reads); want %q", err, calls, wantMsg)
 	}
