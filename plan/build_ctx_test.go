@@ -26,14 +26,7 @@ import (
 // too), and its current configuration built.
 func buildSite(t *testing.T) (*Plan, *Deployment) {
 	t.Helper()
-	spec := "fattree:16,16:16,16:16,16:8"
-	if testing.Short() {
-		spec = "fattree:16,16:16,16:16"
-	}
-	m, err := topo.ParseMachine(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	spec, m := largeFatTree(t)
 	names := make([]string, m.N())
 	for v := range names {
 		names[v] = fmt.Sprintf("n%06d", v+1)
@@ -256,4 +249,19 @@ func TestRankedTreeStopsWhenCancelled(t *testing.T) {
 			t.Fatalf("ended at its look %d of %d: %v, want context.Canceled", at+1, looks, err)
 		}
 	}
+}
+
+// largeFatTree is the tests' large fabric: a 32,768-host fat tree (4,096 with
+// -short), and its spec.
+func largeFatTree(t *testing.T) (string, *topo.Graph) {
+	t.Helper()
+	spec := "fattree:16,16:16,16:16,16:8"
+	if testing.Short() {
+		spec = "fattree:16,16:16,16:16"
+	}
+	m, err := topo.ParseMachine(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return spec, m.(*topo.Graph)
 }

@@ -67,6 +67,18 @@ type Options struct {
 	// synthetic workload (SyntheticWorkload) stands in.
 	Trace     *sim.Trace
 	TracePath string // its name in messages and in Report.Workload.Path
+	// ReadTrace, when set and Trace is nil, reads the job history in Make's
+	// inputs' checks as soon as the network's hosts are matched to slurm.conf's
+	// nodes (before the compute network is built, the topology file read and
+	// the hosts ordered): hosts are the names a history's NodeList may hold,
+	// the network's hosts by their Slurm node names (a host matched by
+	// NodeHostname or short name under its NodeName), hostsOf names them in
+	// messages ("the network FILE"), for sim.ReadOptions.Hosts and HostsOf, so
+	// that a record naming another host stops the read at its line. Its error
+	// is Make's, as it is. For a graph named by its own host names, whose
+	// history's names are known only once they are matched (procalloc plan
+	// --graph); with Hosts, read the history first (ReadOptions.Hosts of Hosts).
+	ReadTrace func(ctx context.Context, hosts *hostlist.Table, hostsOf string) (*sim.Trace, error)
 	// Version is the site's Slurm, VersionSource where it came from (said in the
 	// report); zero: DefaultVersion, with a note.
 	Version       Version
@@ -316,6 +328,10 @@ func Make(ctx context.Context, opt Options) (*Plan, error) {
 // the deadline's: one that ends, as a deadline would, while ctx goes on.
 var checkContext, buildContext, replayContext func(ctx context.Context) (context.Context, context.CancelFunc)
 
+// heavyChecks, when set (by a test), is called where the inputs' heavy checks
+// begin: the compute network built and checked connected (seconds at 10^5 hosts).
+var heavyChecks func()
+
 // progress tells Options.Progress a stage, one call at a time (replays run
 // concurrently).
 func (p *Plan) progress(s string) {
@@ -436,6 +452,15 @@ func (p *Plan) checkInputs(ctx context.Context) error {
 	if len(compute) < 2 {
 		return fmt.Errorf("only %d host of %s is a node of the slurm.conf: nothing to order", len(compute), opt.MachineSource)
 	}
+	if opt.Trace == nil && opt.ReadTrace != nil {
+		// The history's hosts checked at their record, before the heavy checks
+		// (the compute network, the topology file: seconds at 10^5 hosts).
+		tr, err := opt.ReadTrace(ctx, hostlist.NewTable(names...), "the network "+opt.MachineSource)
+		if err != nil {
+			return err
+		}
+		p.opt.Trace = tr
+	}
 	if len(r.UnmatchedHosts) > 0 {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("%d hosts of the network are not nodes of the slurm.conf (login, storage or service nodes?) and are left out: %s", len(r.UnmatchedHosts), compressed(r.UnmatchedHosts)))
 	}
@@ -466,6 +491,9 @@ func (p *Plan) checkInputs(ctx context.Context) error {
 	}
 	if ctx.Err() != nil {
 		return context.Cause(ctx)
+	}
+	if heavyChecks != nil {
+		heavyChecks()
 	}
 	if len(compute) == m.N() && (!isGraph || opt.Hosts == nil) && renamed == 0 {
 		// A graph renamed by Hosts is rebuilt below, so that its hosts carry the

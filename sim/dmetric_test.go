@@ -2,9 +2,11 @@ package sim
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/procalloc/procalloc/alloc"
@@ -138,7 +140,7 @@ func checkFreeSquares(t *testing.T, spec, mesh string, unit dUnit, seed uint64, 
 			t.Fatalf("%s: %v", what, err)
 		}
 		var res []JobResult
-		cfg := Config{Machine: m, Alloc: a, Sched: run.sched, Metrics: MetricsSched, Partitions: run.parts, JobDone: func(r *JobResult) error {
+		cfg := Config{Machine: m, Alloc: a, Sched: run.sched, Metrics: MetricsSched | MetricsCompact, Partitions: run.parts, JobDone: func(r *JobResult) error {
 			res = append(res, JobResult{Job: Job{ID: r.ID}, Start: r.Start, End: r.End, Nodes: slices.Clone(r.Nodes), FreeSquares: r.FreeSquares})
 			return nil
 		}}
@@ -235,4 +237,87 @@ descend:
 		}
 	}
 	return out
+}
+
+// D is not a scheduling metric (MetricSet: a measure of the machine's whole free
+// set, kept up to date at every start and end, not of a job's own times and
+// nodes): --metrics sched (MetricsSched) measures none, for an allocator with a
+// state of the machine (bt, mbs) and for one measured on the running set
+// (mc1x1, slurm:consec, paging), with and without partitions. Every job's
+// FreeSquares is -1 (never measured), the summary has no Compactness and its
+// JSON no "compactness" key but a metrics_not_computed naming "compact"; with
+// sched,compact D is the default's, job by job; the nodes and starts of every
+// job are the same with or without the group.
+func TestMetricsSchedLeavesOutD(t *testing.T) {
+	tr, err := ReadTraceFile("testdata/KTH-SP2-1996-2.converted.txt.gz", ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.Jobs = tr.Jobs[:600]
+	for _, a := range []string{"bt", "mbs", "mc1x1", "slurm:consec", "paging:gilbert:1"} {
+		for _, parts := range []bool{false, true} {
+			run := func(m MetricSet) *Result {
+				t.Helper()
+				mach := topo.Mesh(16, 8)
+				al, err := alloc.Parse(a, mach, alloc.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				jobs := slices.Clone(tr.Jobs)
+				var pm map[string][]int
+				if parts {
+					pm = map[string][]int{}
+					for v := range mach.N() {
+						pm["all"] = append(pm["all"], v)
+						half := []string{"lo", "hi"}[v%16/8] // two 8x8 squares
+						pm[half] = append(pm[half], v)
+					}
+					for i := range jobs {
+						if jobs[i].Partition = []string{"lo", "hi", "all"}[i%3]; jobs[i].Procs > 64 {
+							jobs[i].Partition = "all"
+						}
+					}
+				}
+				res, err := Run(context.Background(), jobs, Config{Machine: mach, Alloc: al, Sched: SchedEASY, Metrics: m, Partitions: pm})
+				if err != nil {
+					t.Fatalf("%s, partitions %v, metrics %v: %v", a, parts, m, err)
+				}
+				return res
+			}
+			all, sched, withD := run(0), run(MetricsSched), run(MetricsSched|MetricsCompact)
+			name := fmt.Sprintf("%s, partitions %v", a, parts)
+			if all.Compactness == nil || withD.Compactness == nil || *all.Compactness != *withD.Compactness {
+				t.Fatalf("%s: compactness %v by default, %v with sched,compact", name, all.Compactness, withD.Compactness)
+			}
+			if sched.Compactness != nil {
+				t.Errorf("%s: --metrics sched computed D: %+v", name, *sched.Compactness)
+			}
+			if !slices.Equal(sched.NotComputed, []string{"route", "dist", "ties", "compact"}) || all.NotComputed != nil ||
+				!slices.Equal(withD.NotComputed, []string{"route", "dist", "ties"}) {
+				t.Errorf("%s: not computed %q, %q, %q", name, sched.NotComputed, all.NotComputed, withD.NotComputed)
+			}
+			b, err := json.Marshal(sched)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if js := string(b); strings.Contains(js, `"compactness"`) || !strings.Contains(js, `"metrics_not_computed":["route","dist","ties","compact"]`) {
+				t.Errorf("%s: the JSON with sched only: %s", name, js)
+			}
+			if len(sched.PerJob) != len(tr.Jobs) || len(all.PerJob) != len(tr.Jobs) {
+				t.Fatalf("%s: %d and %d jobs", name, len(sched.PerJob), len(all.PerJob))
+			}
+			for i := range sched.PerJob {
+				p, q, r := &sched.PerJob[i], &all.PerJob[i], &withD.PerJob[i]
+				if p.FreeSquares != -1 || p.SpatiallyCompact {
+					t.Fatalf("%s: job %d measured with sched only: D %d", name, p.ID, p.FreeSquares)
+				}
+				if q.FreeSquares < 0 || q.FreeSquares != r.FreeSquares || q.SpatiallyCompact != r.SpatiallyCompact {
+					t.Fatalf("%s: job %d: D %d by default, %d with sched,compact", name, q.ID, q.FreeSquares, r.FreeSquares)
+				}
+				if p.Start != q.Start || !slices.Equal(p.Nodes, q.Nodes) {
+					t.Fatalf("%s: job %d placed otherwise without D: %d %v against %d %v", name, p.ID, p.Start, p.Nodes, q.Start, q.Nodes)
+				}
+			}
+		}
+	}
 }

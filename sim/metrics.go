@@ -604,8 +604,13 @@ type Summary struct {
 	BaselineProvenDecisions *int `json:"baseline_proven_decisions,omitempty"` // of which proven optimal
 	// Fallbacks counts the decisions an exact allocator (opt) left unproven.
 	Fallbacks *Fallbacks `json:"fallbacks,omitempty"`
-	// Compactness (Liu et al. §4) after the allocations, on 2^m x 2^n meshes.
+	// Compactness (Liu et al. §4) after the allocations, on 2^m x 2^n meshes,
+	// with MetricsCompact.
 	Compactness *CompactnessSummary `json:"compactness,omitempty"`
+	// NotComputed names the metric groups the replay left out (MetricSet.LeftOut:
+	// "route", "dist", "ties", "compact"), whose keys are absent; nil (no key)
+	// with every group.
+	NotComputed []string `json:"metrics_not_computed,omitempty"`
 	// BlockWaits, with an allocator that may refuse a job that fits by count
 	// (alloc.Fragmenting: bt, sbt, dbt, slurm:tree, slurm:block), are the jobs
 	// that waited for a block.
@@ -894,6 +899,7 @@ func (a *aggregate) add(r *foldRec, x *foldExtra) {
 // result is the summary of the records added.
 func (a *aggregate) result(cfg Config, tr alloc.TieReporter) *Result {
 	s := Summary{Alloc: cfg.Alloc.Name(), Machine: cfg.Machine.Spec(), Sched: cfg.Sched.String(), Compat: cfg.Compat.String(), Jobs: a.jobs}
+	s.NotComputed = cfg.Metrics.LeftOut()
 	s.NoCoordinates = !HasCoordinates(cfg.Machine)
 	_, s.SpanOrder = spanOrder(cfg)
 	if cfg.Metrics.Has(MetricsRoute) {

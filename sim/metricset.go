@@ -9,15 +9,19 @@ import (
 
 // MetricSet is the groups of summary metrics a replay computes (Spec.Metrics,
 // Config.Metrics). The scheduling and allocation metrics (waits, spans, boxes,
-// components, ...) are always computed; the pairwise hop distances of each job
-// (PairwiseL1), the static route metrics (message distance, hop-bytes, routes on
-// a link: RouteSummary) and the tie statistics of the allocators that count ties
-// (Ties, JobResult.Ties: Johnson et al. 2010 Fig. 4; alloc.TieReporter) cost more
-// than the replay itself on large machines and can be left out, in which case they
-// are absent from the summary (Summary.PairwiseL1, Summary.RouteSummary or
-// Summary.Ties nil, no JSON keys), never reported as zeros. Leaving the tie
-// statistics out never changes the nodes a job gets (TestTiesOffSamePlacements).
-// The zero value means MetricsAll.
+// components, ...: each a function of a job's own times and nodes) are always
+// computed; the pairwise hop distances of each job (PairwiseL1), the static route
+// metrics (message distance, hop-bytes, routes on a link: RouteSummary), the tie
+// statistics of the allocators that count ties (Ties, JobResult.Ties: Johnson et
+// al. 2010 Fig. 4; alloc.TieReporter) and Liu et al.'s compactness of the
+// machine's free set after each allocation (D and Lemma 1: Compactness,
+// JobResult.FreeSquares) cost more than the replay itself on large machines, or
+// as much, and can be left out, in which case they are absent from the summary
+// (Summary.PairwiseL1, Summary.RouteSummary, Summary.Ties or Summary.Compactness
+// nil, no JSON keys; Summary.NotComputed names the groups), never reported as
+// zeros. Leaving a group out never changes the nodes a job gets
+// (TestTiesOffSamePlacements, TestMetricsSchedLeavesOutD). The zero value means
+// MetricsAll.
 type MetricSet uint8
 
 const (
@@ -32,19 +36,25 @@ const (
 	// replay does not turn tie counting on (alloc.TieReporter.CountTies), which
 	// is what makes MC1x1's decisions slow on large machines.
 	MetricsTies
+	// MetricsCompact are Liu et al.'s D (free power-of-two squares) and Lemma 1's
+	// condition of the machine's free set after each allocation (Compactness,
+	// JobResult.FreeSquares; on 2^m x 2^n meshes only): a measure of the whole
+	// free set, kept up to date at every start and end (alloc.Compactness), not
+	// of the job, so not a scheduling metric.
+	MetricsCompact
 	// MetricsAll are every group: the default.
-	MetricsAll = MetricsSched | MetricsRoute | MetricsDist | MetricsTies
+	MetricsAll = MetricsSched | MetricsRoute | MetricsDist | MetricsTies | MetricsCompact
 )
 
 var metricGroupNames = []struct {
 	set  MetricSet
 	name string
-}{{MetricsSched, "sched"}, {MetricsRoute, "route"}, {MetricsDist, "dist"}, {MetricsTies, "ties"}}
+}{{MetricsSched, "sched"}, {MetricsRoute, "route"}, {MetricsDist, "dist"}, {MetricsTies, "ties"}, {MetricsCompact, "compact"}}
 
 // ParseMetrics reads a comma-separated list of metric groups ("sched", "route",
-// "dist", "ties", "all"); "sched" must be among them (it is always computed):
-// "sched" alone leaves out the pairwise distances, the route metrics and the tie
-// statistics.
+// "dist", "ties", "compact", "all"); "sched" must be among them (it is always
+// computed): "sched" alone leaves out the pairwise distances, the route metrics,
+// the tie statistics and the compactness (D).
 func ParseMetrics(s string) (MetricSet, error) {
 	var m MetricSet
 	for _, f := range strings.Split(s, ",") {
@@ -96,6 +106,18 @@ func (m MetricSet) Or() MetricSet {
 // Has reports whether the set (the zero value meaning MetricsAll) holds every
 // group of g.
 func (m MetricSet) Has(g MetricSet) bool { return m.Or()&g == g }
+
+// LeftOut names the groups the set (the zero value meaning MetricsAll) leaves
+// out, in the order of String; nil when it leaves out none.
+func (m MetricSet) LeftOut() []string {
+	var names []string
+	for _, g := range metricGroupNames {
+		if !m.Has(g.set) {
+			names = append(names, g.name)
+		}
+	}
+	return names
+}
 
 // String lists the set's groups, e.g. "sched,route" (the zero value: "all").
 func (m MetricSet) String() string {

@@ -37,7 +37,8 @@ type Config struct {
 	// Metrics are the metric groups computed (0: MetricsAll); without MetricsRoute the
 	// static route metrics are not measured and the summary has none. Comm needs them.
 	// Without MetricsTies the allocator's tie counting is turned off (Summary.Ties
-	// nil, JobResult.Ties 0).
+	// nil, JobResult.Ties 0); without MetricsCompact no D is measured
+	// (Summary.Compactness nil, JobResult.FreeSquares -1).
 	Metrics MetricSet
 	// MessageBytes is the message size of the static hop-bytes (default 256, the
 	// default 32 flits of 8 bytes); with Comm, its message size is used.
@@ -726,7 +727,7 @@ func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Resul
 		return nil, err
 	}
 	m.bl, m.pt = bl, pt
-	if cfg.noD {
+	if cfg.noD || !cfg.Metrics.Has(MetricsCompact) {
 		m.cm = nil
 	}
 	if m.cm != nil {

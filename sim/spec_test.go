@@ -469,7 +469,7 @@ func TestMetricsSchedOnly(t *testing.T) {
 }
 
 func TestParseMetrics(t *testing.T) {
-	for in, want := range map[string]MetricSet{"sched": MetricsSched, "sched,route": MetricsSched | MetricsRoute, "route, sched,dist,ties": MetricsAll, "sched,dist": MetricsSched | MetricsDist, "sched,ties": MetricsSched | MetricsTies, "all": MetricsAll} {
+	for in, want := range map[string]MetricSet{"sched": MetricsSched, "sched,route": MetricsSched | MetricsRoute, "route, sched,dist,ties,compact": MetricsAll, "sched,compact": MetricsSched | MetricsCompact, "sched,dist": MetricsSched | MetricsDist, "sched,ties": MetricsSched | MetricsTies, "all": MetricsAll} {
 		if got, err := ParseMetrics(in); err != nil || got != want || !got.Has(MetricsSched) {
 			t.Errorf("ParseMetrics(%q) = %v, %v; want %v", in, got, err, want)
 		}
@@ -479,7 +479,7 @@ func TestParseMetrics(t *testing.T) {
 			t.Errorf("ParseMetrics(%q) accepted", in)
 		}
 	}
-	if MetricsAll.String() != "sched,route,dist,ties" || MetricSet(0).Has(MetricsRoute) != true || MetricSet(0).Has(MetricsDist) != true || MetricSet(0).Has(MetricsTies) != true {
+	if MetricsAll.String() != "sched,route,dist,ties,compact" || MetricSet(0).Has(MetricsCompact) != true || MetricSet(0).Has(MetricsRoute) != true || MetricSet(0).Has(MetricsDist) != true || MetricSet(0).Has(MetricsTies) != true {
 		t.Error("String or the zero value's default")
 	}
 }

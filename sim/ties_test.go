@@ -109,7 +109,7 @@ func TestTiesOffSamePlacements(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if bytes.Contains(b, []byte(`"ties"`)) || bytes.Contains(b, []byte(`"pct_tied"`)) {
+					if bytes.Contains(b, []byte(`"ties":`)) || bytes.Contains(b, []byte(`"pct_tied"`)) {
 						t.Errorf("%v: tie statistics in the JSON", metrics)
 					}
 					if len(without.PerJob) != len(with.PerJob) {

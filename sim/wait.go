@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/bits"
 	"slices"
 
 	"github.com/procalloc/procalloc/alloc"
@@ -77,6 +78,7 @@ type placer struct {
 	ends    []runJob          // scratch
 	times   []int64           // scratch: willRunIn's times tried
 	held    []int             // scratch: reserved nodes taken away from a later job
+	touch   []bool            // scratch: willRunIn's running jobs with a node in the partition
 	// The sizes the allocator refused in the current state (at version, version
 	// and head for placeBesides): it decides from the state and the size alone,
 	// so another job of the size is refused too, without asking (a backfilling
@@ -273,7 +275,7 @@ func (p *placer) willRun(head int, now int64, running *runSet) (reservation, boo
 		}
 		var st *runState
 		if known {
-			st = p.runState(k, r.Partition, p.ends[i:])
+			st = p.runState(k, r.Partition, p.ends[i:], false, nil, nil)
 			if st.tried && !checkRunStates {
 				if st.placed {
 					p.resv = reservation{valid: true, head: head, version: p.version, shadow: t, nodes: slices.Clone(st.nodes)}
@@ -316,11 +318,15 @@ func (p *placer) willRun(head int, now int64, running *runSet) (reservation, boo
 // runState is the answer of a will-run try (placer.willRun) of a job of k nodes
 // of partition part on the copy whose busy nodes are those of jobs (sorted job
 // indices, each running: a job runs once, on the same nodes): placed on nodes,
-// or refused.
+// or refused. For willRunIn (in), the copy is the partition's (its outside
+// busy), jobs are those with a node in it, and the try is kept off the nodes
+// away (the reservations ahead).
 type runState struct {
 	k      int
 	part   string
+	in     bool
 	jobs   []int
+	away   []int
 	tried  bool
 	placed bool
 	nodes  []int
@@ -331,11 +337,16 @@ type runState struct {
 const runStatesMax = 64
 
 // runState returns the answer kept for a try of k nodes of part with the jobs
-// of ends running, a new one (tried false) when none is.
-func (p *placer) runState(k int, part string, ends []runJob) *runState {
+// of ends running, a new one (tried false) when none is. For willRunIn (in),
+// only the jobs of ends that touch the partition count (touch[i] for ends[i],
+// ends being the tail of the call's sorted ends) and away is part of the key.
+func (p *placer) runState(k int, part string, ends []runJob, in bool, touch []bool, away []int) *runState {
 	var h uint64 // the jobs' set, in any order
 	ids := p.stateIDs[:0]
-	for _, e := range ends {
+	for i, e := range ends {
+		if in && !touch[i] {
+			continue
+		}
 		x := uint64(e.job)*0x9E3779B97F4A7C15 + 1
 		x ^= x >> 31
 		h += x * 0xBF58476D1CE4E5B9
@@ -344,15 +355,21 @@ func (p *placer) runState(k int, part string, ends []runJob) *runState {
 	slices.Sort(ids)
 	p.stateIDs = ids
 	h ^= uint64(k) * 0x94D049BB133111EB
+	if in {
+		h ^= 0xD6E8FEB86659FD93
+		for _, v := range away {
+			h = (h ^ uint64(v)) * 0x100000001B3
+		}
+	}
 	for _, st := range p.runStates[h] {
-		if st.k == k && st.part == part && slices.Equal(st.jobs, ids) {
+		if st.k == k && st.part == part && st.in == in && slices.Equal(st.jobs, ids) && slices.Equal(st.away, away) {
 			return st
 		}
 	}
 	if p.runStates == nil || p.nRunStates >= runStatesMax {
 		p.runStates, p.nRunStates = map[uint64][]*runState{}, 0
 	}
-	st := &runState{k: k, part: part, jobs: slices.Clone(ids)}
+	st := &runState{k: k, part: part, in: in, jobs: slices.Clone(ids), away: slices.Clone(away)}
 	p.runStates[h] = append(p.runStates[h], st)
 	p.nRunStates++
 	return st
@@ -396,6 +413,34 @@ func (p *placer) willRunIn(head int, now int64, running *runSet, ahead []placedR
 	}
 	in := p.parts.in[r.Partition]
 	p.ends = running.sortedEnds(p.ends, now)
+	// With an Occupier (its decision a function of its free nodes) whose copy
+	// has no node of the partition busy but the running jobs' (its outside is
+	// held busy: the view's or the mask's), a try's answer is a function of
+	// the jobs still running with a node in the partition, the size and the
+	// nodes kept away: known answers are kept (runState) and not made again.
+	// Not with whole blocks (BlockOccupier), whose copy holds more.
+	_, known := c.(alloc.Occupier)
+	var touch []bool
+	if _, blocks := c.(alloc.BlockOccupier); known && !blocks && !plainWillRun {
+		touch = p.touch[:0]
+		busy := 0
+		for _, e := range p.ends {
+			n := 0
+			for _, v := range p.tab.at(e.job).Nodes {
+				n += int(in[v>>6] >> (v & 63) & 1)
+			}
+			busy += n
+			touch = append(touch, n > 0)
+		}
+		p.touch = touch
+		size := 0
+		for _, w := range in {
+			size += bits.OnesCount64(w)
+		}
+		known = c.NumFree() == size-busy
+	} else {
+		known = false
+	}
 	times := append(p.times[:0], now)
 	for _, e := range p.ends {
 		times = append(times, e.estEnd)
@@ -460,8 +505,29 @@ func (p *placer) willRunIn(head int, now int64, running *runSet, ahead []placedR
 			}
 			awayOf, awayOK = over, true
 		}
-		nodes, held, err := alloc.AllocateWithout(p.ctx, c, k, away, p.held)
-		p.held = held
+		var nodes []int
+		var err error
+		var st *runState
+		if known {
+			st = p.runState(k, r.Partition, p.ends[j:], true, touch[j:], away)
+		}
+		if st != nil && st.tried && !checkRunStates {
+			if !st.placed {
+				continue
+			}
+			nodes = slices.Clone(st.nodes)
+		} else {
+			nodes, p.held, err = alloc.AllocateWithout(p.ctx, c, k, away, p.held)
+			if st != nil && (err == nil || refusedForNow(err, false)) {
+				if st.tried { // checkRunStates
+					runStateChecks++
+					if st.placed != (err == nil) || !slices.Equal(st.nodes, nodes) {
+						return placedResv{}, false, fmt.Errorf("sim: internal error: job %d's will-run try in %s at %d: placed %v on %v known, %v on %v made", r.ID, r.Partition, t, st.placed, st.nodes, err == nil, nodes)
+					}
+				}
+				st.tried, st.placed, st.nodes = true, err == nil, slices.Clone(nodes)
+			}
+		}
 		if err == nil {
 			res := placedResv{job: head, start: t, end: t + window, nodes: nodes}
 			if hit { // checkRunInMemo

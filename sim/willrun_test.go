@@ -73,12 +73,18 @@ func TestWillRunShortcutsAreTheTest(t *testing.T) {
 }
 
 // TestWillRunInSkippedIsTheTest: EASY of several partitions (passPlaced)
-// reserves for a partition's front only while a later job fits by count; on
+// reserves for a partition's front only while a later job fits by count, and
+// (slurm:tree, slurm:block: an Occupier) willRunIn does not make a try whose
+// answer it knows, from an earlier try with the same running jobs touching the
+// partition, size, partition and nodes kept away (placer.runState, in). On
 // random histories of 2 to 4 overlapping partitions with tiers, slurm:tree,
 // slurm:block and bt decide every job as the plain replay (plainWillRun: a
-// reservation for every front) does.
+// reservation for every front, every try made) does, with every known try
+// made anyway and compared (checkRunStates) and with them not made. Known
+// tries must occur.
 func TestWillRunInSkippedIsTheTest(t *testing.T) {
-	defer func() { plainWillRun = false }()
+	runStateChecks = 0
+	defer func() { plainWillRun, checkRunStates = false, false }()
 	m := topo.Mesh(4, 4)
 	rng := rand.New(rand.NewPCG(49, 50))
 	histories := 150
@@ -97,18 +103,24 @@ func TestWillRunInSkippedIsTheTest(t *testing.T) {
 		}
 		for _, spec := range []string{"slurm:tree:t.conf", "slurm:block:b.conf", "bt"} {
 			fj := placeable(t, spec, m, parts, jobs)
-			var runs [2]*Result
-			for way := range 2 {
-				plainWillRun = way == 0
+			var runs [3]*Result
+			for way := range 3 {
+				plainWillRun, checkRunStates = way == 0, way == 1
 				res, err := Run(context.Background(), fj, Config{Machine: m, Alloc: refAlloc(t, spec, m), Sched: SchedEASY, Metrics: MetricsSched, Partitions: parts, PartitionTiers: tiers})
 				if err != nil {
 					t.Fatalf("history %d, %s (way %d): %v", h, spec, way, err)
 				}
 				runs[way] = res
 			}
-			sameDecisions(t, fmt.Sprintf("history %d, %s", h, spec), runs[1], runs[0])
+			for way := 1; way < 3; way++ {
+				sameDecisions(t, fmt.Sprintf("history %d, %s (way %d)", h, spec, way), runs[way], runs[0])
+			}
 		}
 	}
+	if runStateChecks < histories {
+		t.Errorf("%d will-run tries in a partition known in %d histories", runStateChecks, histories)
+	}
+	t.Logf("will-run tries in a partition known and checked: %d", runStateChecks)
 }
 
 // sameDecisions fails the test unless every job of got starts when and where,

@@ -301,24 +301,34 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 					if err != nil {
 						return fmt.Errorf("--trace: %w", err) // as --slurm-conf and --topology-conf
 					}
+					defer r.Close()
 					// NodeLists counted against the network's hosts before a name is
-					// made (a job on more is refused by its size); with --hostlist or
-					// --hosts, each name checked against them at its record (a
-					// graph's own names may be matched to slurm.conf's nodes by
-					// address later: then checked after the whole history, in Make).
-					ro := sim.ReadOptions{MaxHosts: m.N()}
+					// made (a job on more is refused by its size), each name checked
+					// against them at its record: with --hostlist or --hosts, here; a
+					// graph's own names are matched to slurm.conf's nodes by name,
+					// NodeHostname or short name first, so Make reads the history
+					// as soon as they are (Options.ReadTrace), before its heavy
+					// checks, with the same message.
+					read := func(ctx context.Context, hosts *hostlist.Table, hostsOf string) (*sim.Trace, error) {
+						tr, err := sim.ReadTrace(textin.ContextReader(ctx, r), sim.ReadOptions{MaxHosts: m.N(), Hosts: hosts, HostsOf: hostsOf})
+						if err != nil && ctx.Err() == nil {
+							return nil, fmt.Errorf("--trace %s: %w", *trace, err)
+						}
+						return tr, err
+					}
+					opt.TracePath = *trace
 					if opt.Hosts != nil {
-						ro.Hosts, ro.HostsOf = hostlist.NewTable(opt.Hosts...), "the network "+opt.MachineSource
+						tr, err := read(lctx, hostlist.NewTable(opt.Hosts...), "the network "+opt.MachineSource)
+						if err != nil && lctx.Err() != nil {
+							return reading("reading the history (--trace "+*trace+")", err)
+						}
+						if err != nil {
+							return err
+						}
+						opt.Trace = tr
+					} else {
+						opt.ReadTrace = read
 					}
-					tr, err := sim.ReadTrace(textin.ContextReader(lctx, r), ro)
-					r.Close()
-					if err != nil && lctx.Err() != nil {
-						return reading("reading the history (--trace "+*trace+")", err)
-					}
-					if err != nil {
-						return fmt.Errorf("--trace %s: %w", *trace, err)
-					}
-					opt.Trace, opt.TracePath = tr, *trace
 				}
 				prog := newProgress(e, "plan", 0)
 				opt.Progress = func(s string) { prog.Update(0, s) }

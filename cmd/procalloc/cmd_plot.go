@@ -52,8 +52,9 @@ wrote them (a trace by the path listed under traces:, not its base name) and may
 hold commas (machine=fattree:4,2:4; an empty item, alloc=mm, is refused). The other parameters must then leave one
 value per allocator and x, else plot names each parameter that still varies, with
 its values, and a --where that keeps one value of each (exit 1). Prints a
-table (rows x, one column per allocator; values to 3 significant digits, at least one
-decimal), or JSON (every digit); --svg also writes the chart.
+table under a line naming it (the --y metric with its unit, against --x, and the
+--where), rows x, one column per allocator, values to 3 significant digits, at least
+one decimal; or JSON (every digit); --svg also writes the chart.
 A file - is standard input (once). Results files are read as by merge (lines of at
 most 16 MiB, files of at most 8 GiB, damaged lines skipped with a warning), a
 compare --json file is at most 8 GiB. A --y metric the items lack, or a --where that
@@ -185,6 +186,13 @@ procalloc plot bunde.jsonl --where pattern=n-body --json`,
 						}
 						slices.Sort(xs)
 						slices.Reverse(xs)
+						// The metric shown, as the SVG's title and axis name it: the
+						// table's columns are the allocators.
+						caption := metricLabel(*y) + " against " + *x
+						if *where != "" {
+							caption += " — " + *where
+						}
+						fmt.Fprintln(w, caption)
 						header := []string{*x}
 						for _, s := range series {
 							header = append(header, s.Name)

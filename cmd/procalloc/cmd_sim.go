@@ -685,6 +685,12 @@ func printSimSummary(w io.Writer, o *sim.Report, metrics sim.MetricSet, bySize b
 	} else if !metrics.Has(sim.MetricsTies) {
 		t.row("tie statistics", "not computed (--metrics without ties)")
 	}
+	if c := s.Compactness; c != nil {
+		t.row("mean free squares (D)", fmt.Sprintf("%.2f", c.MeanFreeSquares))
+		t.row("% spatially compact", fmt.Sprintf("%.1f", c.PctSpatiallyCompact))
+	} else if !metrics.Has(sim.MetricsCompact) {
+		t.row("free squares (D)", "not computed (--metrics without compact)")
+	}
 	if err := t.flush(); err != nil {
 		return err
 	}

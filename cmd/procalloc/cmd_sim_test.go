@@ -229,7 +229,7 @@ func TestSimMetricsSched(t *testing.T) {
 	if err := json.Unmarshal([]byte(sched), &s); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{"route_pattern", "mean_message_distance", "mean_hop_bytes", "mean_max_routes_on_a_link", "mean_total_pairwise_l1", "mean_avg_pairwise_l1"} {
+	for _, k := range []string{"route_pattern", "mean_message_distance", "mean_hop_bytes", "mean_max_routes_on_a_link", "mean_total_pairwise_l1", "mean_avg_pairwise_l1", "compactness"} {
 		if _, ok := s[k]; ok {
 			t.Errorf("--metrics sched: key %s in the JSON", k)
 		}
@@ -244,6 +244,10 @@ func TestSimMetricsSched(t *testing.T) {
 			delete(row.(map[string]any), "mean_avg_pairwise_l1")
 		}
 	}
+	if nc, _ := s["metrics_not_computed"].([]any); len(nc) != 4 {
+		t.Errorf("--metrics sched: metrics_not_computed %v", s["metrics_not_computed"])
+	}
+	delete(s, "metrics_not_computed")
 	delete(a, "seconds")
 	delete(a, "alloc_time")
 	delete(s, "seconds")

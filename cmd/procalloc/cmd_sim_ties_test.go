@@ -42,7 +42,7 @@ func TestSimMetricsWithoutTies(t *testing.T) {
 		return m, rows
 	}
 	all, allRows := run("all")
-	noTies, noTiesRows := run("noties", "--metrics", "sched,route,dist")
+	noTies, noTiesRows := run("noties", "--metrics", "sched,route,dist,compact")
 	if _, ok := all["ties"]; !ok {
 		t.Fatal("default metrics: no ties key")
 	}
@@ -50,6 +50,10 @@ func TestSimMetricsWithoutTies(t *testing.T) {
 		t.Error("--metrics sched,route,dist: a ties key")
 	}
 	delete(all, "ties")
+	if nc, ok := noTies["metrics_not_computed"].([]any); !ok || !reflect.DeepEqual(nc, []any{"ties"}) {
+		t.Errorf("--metrics sched,route,dist,compact: metrics_not_computed %v", noTies["metrics_not_computed"])
+	}
+	delete(noTies, "metrics_not_computed")
 	if !reflect.DeepEqual(all, noTies) {
 		t.Errorf("the other metrics differ:\n%v\n%v", all, noTies)
 	}
@@ -85,6 +89,36 @@ func TestSimMetricsWithoutTies(t *testing.T) {
 	for _, line := range strings.Split(out, "\n") {
 		if f := strings.Fields(line); strings.HasPrefix(line, "% tied decisions") && !slices.Equal(f[3:], []string{"-", "-"}) {
 			t.Errorf("compare --metrics sched: %q, want - for both", line)
+		}
+	}
+}
+
+// --metrics sched leaves D (the compact group) out of sim's table and JSON, saying
+// so, and the default shows it: the table's D rows, or "not computed"; the JSON's
+// compactness key, or metrics_not_computed naming compact.
+func TestSimMetricsSchedLeavesOutD(t *testing.T) {
+	args := []string{"sim", "--trace", "../../sim/testdata/LLNL-T3D-1996-2.converted.txt.gz", "--machine", "mesh:16x16", "--alloc", "slurm:consec", "--to", "864000"}
+	code, out, stderr := runCLI(t, "", args...)
+	if code != 0 || !strings.Contains(out, "mean free squares (D)") || !strings.Contains(out, "% spatially compact") || strings.Contains(out, "without compact") {
+		t.Errorf("sim's default table: exit %d, %s%s", code, out, stderr)
+	}
+	code, out, stderr = runCLI(t, "", append(slices.Clone(args), "--metrics", "sched")...)
+	if code != 0 || !strings.Contains(out, "free squares (D)") || !strings.Contains(out, "not computed (--metrics without compact)") || strings.Contains(out, "spatially compact") {
+		t.Errorf("sim --metrics sched table: exit %d, %s%s", code, out, stderr)
+	}
+	for _, c := range []struct {
+		metrics string
+		want    []any
+	}{{"sched", []any{"route", "dist", "ties", "compact"}}, {"sched,compact", []any{"route", "dist", "ties"}}, {"all", nil}} {
+		code, out, stderr = runCLI(t, "", append(slices.Clone(args), "--metrics", c.metrics, "--json")...)
+		var m map[string]any
+		if err := json.Unmarshal([]byte(out), &m); code != 0 || err != nil {
+			t.Fatalf("--metrics %s --json: exit %d, %v: %s", c.metrics, code, err, stderr)
+		}
+		nc, _ := m["metrics_not_computed"].([]any)
+		_, hasD := m["compactness"]
+		if !reflect.DeepEqual(nc, c.want) || hasD == slices.Contains(c.want, any("compact")) {
+			t.Errorf("--metrics %s --json: metrics_not_computed %v, compactness %v", c.metrics, m["metrics_not_computed"], m["compactness"])
 		}
 	}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -416,7 +415,7 @@ func warnResults(w io.Writer, path string, res *sweep.Results) {
 	other := map[string]int{}
 	for _, l := range res.Done {
 		if l.Build != buildid.ID() {
-			other[cmp.Or(l.Build, buildid.Unknown)]++
+			other[l.BuildName()]++
 		}
 	}
 	if len(other) > 0 {
@@ -619,8 +618,9 @@ missing or failed (after writing what there is). When the missing items are whol
 shards' (no item of theirs has a line: a task that never ran or whose file was
 not given), merge names them, i/n with the smallest n that sets them apart, to run
 again. --csv writes one row per item: its
-parameters (engine, after seed, when some item runs the flit engine) and the
-metrics of "sim --json".
+parameters (engine, after seed, when some item runs the flit engine), its status,
+the build that ran it (the line's build; unknown for lines written before lines
+named it) and the metrics of "sim --json".
 A file - is standard input (once); --spec - reads the sweep file from standard input
 (then no results file may be -). Lines are at most 16 MiB, files at most 8 GiB, a
 sweep file at most 4 MiB.`,
@@ -919,12 +919,14 @@ func resultMetrics(l sweep.Line) map[string]float64 {
 // writeSweepCSV writes one row per results line. The engine column comes after
 // seed when some item runs the flit engine (without it the rows of a sweep over
 // engines could not be told apart); a sweep on the message engine alone keeps the
-// columns it always had.
+// columns it always had. The build column, after status, is the build that ran
+// the item (sweep.Line.Build; buildid.Unknown for a line that names none, as
+// merge's warning and --json's builds say).
 func writeSweepCSV(w io.Writer, lines []sweep.Line) error {
 	engines := slices.ContainsFunc(lines, func(l sweep.Line) bool { return l.Params.Engine != sim.EngineMessage })
-	header := []string{"index", "key", "trace", "machine", "alloc", "sched", "contract", "pattern", "seed", "status"}
+	header := []string{"index", "key", "trace", "machine", "alloc", "sched", "contract", "pattern", "seed", "status", "build"}
 	if engines {
-		header = slices.Insert(header, len(header)-1, "engine")
+		header = slices.Insert(header, len(header)-2, "engine")
 	}
 	for _, m := range sim.Metrics() {
 		header = append(header, m.Key)
@@ -933,9 +935,9 @@ func writeSweepCSV(w io.Writer, lines []sweep.Line) error {
 	for _, l := range lines {
 		p := l.Params
 		row := []string{strconv.Itoa(l.Index), l.Key, csvQuote(p.Trace), csvQuote(p.Machine), csvQuote(p.Alloc), string(p.Sched),
-			strconv.FormatFloat(p.Contract, 'g', -1, 64), p.Pattern, strconv.FormatUint(p.Seed, 10), string(l.Status)}
+			strconv.FormatFloat(p.Contract, 'g', -1, 64), p.Pattern, strconv.FormatUint(p.Seed, 10), string(l.Status), csvQuote(l.BuildName())}
 		if engines {
-			row = slices.Insert(row, len(row)-1, p.Engine.String())
+			row = slices.Insert(row, len(row)-2, p.Engine.String())
 		}
 		mv := resultMetrics(l)
 		for _, m := range sim.Metrics() {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -34,5 +35,28 @@ func TestHostsCheckedAtRecord(t *testing.T) {
 		if code != tc.code || !strings.Contains(stdout+stderr, tc.want) {
 			t.Errorf("%s: exit %d, stderr %q; want exit %d and %q", strings.Join(tc.args, " "), code, stderr, tc.code, tc.want)
 		}
+	}
+}
+
+// plan --graph (a network naming its own hosts) refuses a history's host the
+// network lacks at its record, with the message --hostlist gives (the file,
+// line, job and host), before its heavy checks: the read stops there (a
+// malformed line after it is never reached, where the whole history was read
+// first and the host checked after the network was built).
+func TestPlanGraphChecksHistoryHostsAtRecord(t *testing.T) {
+	dir := t.TempDir()
+	b, err := os.ReadFile("../../sim/testdata/sacct-fattree.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	trace := writeTemp(t, "h.sacct", string(b)+
+		"1099|2026-11-02T09:00:00|2026-11-02T09:00:05|2026-11-02T09:10:05|600|120|2|128|COMPLETED|batch|node[16-17]\n"+
+		"this line is not a record\n")
+	graph := "../../topo/testdata/fattree.ibnetdiscover"
+	code, _, stderr := runCLI(t, "", "plan", "--graph", graph, "--node-name-map", "../../topo/testdata/fattree.node-name-map",
+		"--slurm-conf", "../../plan/testdata/slurm.conf", "--trace", trace, "--slurm-version", "23.11", "-o", filepath.Join(dir, "p"))
+	want := "--trace " + trace + `: line 16: job 1099: recorded node "node17" is not a host of the network ` + graph
+	if code != 1 || !strings.Contains(stderr, want) {
+		t.Errorf("plan --graph with a history naming node17: exit %d, %s; want %q", code, stderr, want)
 	}
 }

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"cmp"
+	"encoding/csv"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -96,5 +99,76 @@ func TestSweepResumeWarnsOfItemsOfOtherBuilds(t *testing.T) {
 	w.Reset()
 	if warnResults(&w, "r.jsonl", res); w.Len() != 0 {
 		t.Errorf("items of this build only: %s", w.String())
+	}
+}
+
+// merge --csv has the build of each line (the results line's "build", "unknown"
+// for an old line naming none) in a build column after status, read back by
+// name from the CSV: the lines of two builds and an old one.
+func TestMergeCSVNamesEachLinesBuild(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	builds := []string{"git:aaaaaaaaaaaa", "exe:bbbbbbbbbbbb", "", "git:aaaaaaaaaaaa+dirty:cccc,dd"}
+	for i, build := range builds {
+		p := sweep.Params{Trace: "t", Machine: "mesh:4x4", Alloc: "mc1x1", Sched: "fcfs", Contract: 1, Pattern: "none", Seed: uint64(i + 1)}
+		raw, err := json.Marshal(sweep.Line{Sweep: "s", Build: build, Item: sweep.Item{Index: i, Key: p.Key(), Params: p}, Status: "ok", Result: json.RawMessage(`{"mean_wait":1}`)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(append(raw, '\n'))
+	}
+	res := filepath.Join(dir, "s.jsonl")
+	if err := os.WriteFile(res, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := runCLI(t, "", "merge", res, "-o", filepath.Join(dir, "m.jsonl"), "--csv", "-")
+	if code != 0 {
+		t.Fatalf("merge --csv: exit %d, %s", code, stderr)
+	}
+	rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil || len(rows) != len(builds)+1 {
+		t.Fatalf("merge --csv: %v, %d rows:\n%s", err, len(rows), out)
+	}
+	col, status := slices.Index(rows[0], "build"), slices.Index(rows[0], "status")
+	if col < 0 || col != status+1 {
+		t.Fatalf("merge --csv header %v: build column %d, status %d", rows[0], col, status)
+	}
+	for i, build := range builds {
+		want := cmp.Or(build, buildid.Unknown)
+		if got := rows[i+1][col]; got != want || len(rows[i+1]) != len(rows[0]) {
+			t.Errorf("row %d: build %q, want %q (%d cells, %d columns)", i+1, got, want, len(rows[i+1]), len(rows[0]))
+		}
+	}
+}
+
+// plot's table names the metric it shows (with its unit, as the SVG's axis), the
+// parameter against which, and the --where narrowing; --json already said it.
+func TestPlotTableNamesItsMetric(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	for i, alloc := range []string{"mc1x1", "bf:hilbert"} {
+		for j, c := range []float64{1, 0.5} {
+			p := sweep.Params{Trace: "t", Machine: "mesh:4x4", Alloc: alloc, Sched: "fcfs", Contract: c, Pattern: "none", Seed: 1}
+			raw, _ := json.Marshal(sweep.Line{Sweep: "s", Item: sweep.Item{Index: 2*i + j, Key: p.Key(), Params: p}, Status: "ok",
+				Result: json.RawMessage(`{"mean_wait":12.5,"utilization":0.25}`)})
+			b.Write(append(raw, '\n'))
+		}
+	}
+	res := filepath.Join(dir, "s.jsonl")
+	if err := os.WriteFile(res, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--y", "mean_wait"}, "mean_wait (s) against contract"},
+		{[]string{"--y", "utilization", "--where", "sched=fcfs"}, "utilization (fraction of node-seconds) against contract — sched=fcfs"},
+	} {
+		code, out, stderr := runCLI(t, "", append([]string{"plot", res}, c.args...)...)
+		lines := strings.Split(out, "\n")
+		if code != 0 || len(lines) < 4 || lines[0] != c.want || !strings.HasPrefix(strings.TrimSpace(lines[1]), "contract") {
+			t.Errorf("plot %v: exit %d, table:\n%s%s", c.args, code, out, stderr)
+		}
 	}
 }

@@ -429,8 +429,8 @@ func TestMergeCSVEngines(t *testing.T) {
 		t.Fatalf("merge: exit %d, %s", code, stderr)
 	}
 	rows := strings.Split(out, "\n")
-	if !strings.HasPrefix(rows[0], "index,key,trace,machine,alloc,sched,contract,pattern,seed,engine,status,") ||
-		!strings.Contains(rows[1], ",n-body,1,message,ok,") || !strings.Contains(rows[2], ",n-body,1,flit,ok,") {
+	if !strings.HasPrefix(rows[0], "index,key,trace,machine,alloc,sched,contract,pattern,seed,engine,status,build,") ||
+		!strings.Contains(rows[1], ",n-body,1,message,ok,unknown,") || !strings.Contains(rows[2], ",n-body,1,flit,ok,unknown,") {
 		t.Errorf("merge --csv of a sweep over engines:\n%s", out)
 	}
 }

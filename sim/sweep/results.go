@@ -40,6 +40,15 @@ func ParseStatus(s string) (Status, error) {
 	return "", fmt.Errorf("item status %q: want ok or failed", s)
 }
 
+// BuildName is the build that ran the line's item: Build, or buildid.Unknown
+// for a line written before lines named it.
+func (l *Line) BuildName() string {
+	if l.Build == "" {
+		return buildid.Unknown
+	}
+	return l.Build
+}
+
 // Line is one line of a results file.
 type Line struct {
 	Sweep string `json:"sweep"` // the sweep's Name
@@ -548,10 +557,7 @@ func MergeInputs(inputs []Input, spec *Spec) (*MergeReport, error) {
 			if spec != nil {
 				l.SweepID = specID
 			}
-			build := l.Build
-			if build == "" {
-				build = buildid.Unknown
-			}
+			build := l.BuildName()
 			b := builds[build]
 			if b == nil {
 				b = &BuildSource{Build: build}

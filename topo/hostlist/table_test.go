@@ -218,7 +218,7 @@ func FuzzTableParse(f *testing.F) {
 // A Compressor gives Compress's expression for any list of its names, in any order
 // and with repeats; names Compress refuses it refuses with the same error.
 func TestCompressor(t *testing.T) {
-	names, _ := ExpandContext(context.Background(), "node[001-040]", "node[1-30]", "x[1-9],x[010-016]", "rack[0-2]_blade[0-5]", "login", "a0", "a00", "a1", "n123456789012345678901", "y[08-12],y[98-102]", "z[098-101]", "w[8-11]", "t[08-100]")
+	names, _ := ExpandContext(context.Background(), "node[001-040]", "node[1-30]", "x[1-9],x[010-016]", "rack[0-2]_blade[0-5]", "login", "a0", "a00", "a1", "n12345678901234567890", "y[08-12],y[98-102]", "z[098-101]", "w[8-11]", "t[08-100]")
 	c, err := NewCompressor(names)
 	if err != nil {
 		t.Fatal(err)
