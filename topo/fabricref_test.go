@@ -186,7 +186,7 @@ func refreadIBNetDiscover(ctx context.Context, r io.Reader, names NodeNameMap, w
 			portsM, _ = ibPortsLine(t) // a connected port's line of -p (ibPOpen matches it)
 		}
 		switch {
-		case ibDiagCandidate(t) && ibDiagMsgRe.MatchString(t):
+		case ibDiagCandidate([]byte(t)) && ibDiagMsgRe.MatchString(t):
 			// Standard error saved with the dump: what it says of the discovery is
 			// passed on (see the warning below), the line is no fabric.
 			if diagLines++; diagLines == 1 {
@@ -953,4 +953,69 @@ func refreadOPALinksText(ctx context.Context, data []byte, names NodeNameMap, wa
 		return nil, fmt.Errorf("the Link Summary counts %d links but lists %d (a cut file?)", count, len(links))
 	}
 	return refibFabric(ctx, nodes, order, links, names, warn, ibFabricText{tool: "opareport"})
+}
+
+// CompareFabricReaders reads src as form ("ibnetdiscover", "subnet-lst" or
+// "opareport") with the reader and with its reference above, and returns what
+// differs between the two: the Graph (every vertex's name and kind, every
+// adjacency list in its order, the groups), the warnings and the errors (their
+// text); nil when nothing does. The reader refuses, where the reference did not,
+// ibnetdiscover port numbers above 255 (InfiniBand's are 8 bits): that is no
+// difference when its error says so. ok reports whether the reader read a graph.
+func CompareFabricReaders(form string, src []byte, names NodeNameMap) (ok bool, diff error) {
+	type reader func(context.Context, io.Reader, NodeNameMap, func(string)) (*Graph, error)
+	var cur, ref reader
+	switch form {
+	case "ibnetdiscover":
+		cur, ref = readIBNetDiscover, refreadIBNetDiscover
+	case "subnet-lst":
+		cur, ref = readSubnetLst, refreadSubnetLst
+	case "opareport":
+		cur, ref = readOPAReport, refreadOPAReport
+	default:
+		return false, fmt.Errorf("no reader %q", form)
+	}
+	var warnCur, warnRef []string
+	g, err := cur(context.Background(), bytes.NewReader(src), names, func(s string) { warnCur = append(warnCur, s) })
+	gRef, errRef := ref(context.Background(), bytes.NewReader(src), names, func(s string) { warnRef = append(warnRef, s) })
+	switch {
+	case err != nil && errRef == nil && form == "ibnetdiscover" && strings.Contains(err.Error(), "is no port number (0 to 255)"):
+		return false, nil
+	case (err == nil) != (errRef == nil) || err != nil && err.Error() != errRef.Error():
+		return false, fmt.Errorf("error %v, the reference's %v", err, errRef)
+	case err != nil:
+		return false, nil
+	case !slices.Equal(warnCur, warnRef):
+		return true, fmt.Errorf("warnings %q, the reference's %q", warnCur, warnRef)
+	}
+	if d := graphDiff(g, gRef); d != "" {
+		return true, fmt.Errorf("graphs differ: %s", d)
+	}
+	return true, nil
+}
+
+// graphDiff says how a graph read from a file differs from b, "" when it does
+// not: its names, hosts, links (each vertex's list in order) and groups.
+func graphDiff(a, b *Graph) string {
+	switch {
+	case !slices.Equal(a.names, b.names):
+		return "vertex names"
+	case a.hosts != b.hosts || a.edges != b.edges:
+		return fmt.Sprintf("%d hosts, %d links; the reference %d, %d", a.hosts, a.edges, b.hosts, b.edges)
+	case a.spec != b.spec || (a.layout == nil) != (b.layout == nil):
+		return "spec or layout"
+	case len(a.groups) != len(b.groups):
+		return fmt.Sprintf("%d groups, the reference %d", len(a.groups), len(b.groups))
+	}
+	for v := range a.adj {
+		if !slices.Equal(a.adj[v], b.adj[v]) {
+			return fmt.Sprintf("the links of %s: %v, the reference %v", a.names[v], a.adj[v], b.adj[v])
+		}
+	}
+	for i := range a.groups {
+		if a.groups[i].Name != b.groups[i].Name || !slices.Equal(a.groups[i].Nodes, b.groups[i].Nodes) {
+			return fmt.Sprintf("group %d: %v, the reference %v", i, a.groups[i], b.groups[i])
+		}
+	}
+	return ""
 }

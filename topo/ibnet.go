@@ -2,9 +2,12 @@ package topo
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
+	"iter"
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -170,24 +173,24 @@ var (
 // alternative starts "ibwarn: " or "ibpanic: " or holds ": iberror: " or ".c:".
 // (The expression is tried only then: on every line of a large dump it cost more
 // than the rest of the reading.)
-func ibDiagCandidate(t string) bool {
-	return strings.HasPrefix(t, "ib") || strings.Contains(t, ": iberror: ") || strings.Contains(t, ".c:")
+func ibDiagCandidate(t []byte) bool {
+	return bytes.HasPrefix(t, []byte("ib")) || bytes.Contains(t, []byte(": iberror: ")) || bytes.Contains(t, []byte(".c:"))
 }
 
 // ibPortMatch is what ibPortLine reads of a port line of the default form.
 type ibPortMatch struct {
-	port, peerGUID, peerPort string
-	peerKind                 byte // 'S', 'H', 'R' or '?'
+	port, peerGUID, peerPort []byte // pieces of the line
+	peerKind                 byte   // 'S', 'H', 'R' or '?'
 }
 
 // ibPortLine reads a port line of the default form: "[p]", -g's "[ext N]", a CA's
 // "(portguid)" with or without 0x, blanks, then the peer "K-<guid>"[q] and anything
 // after (the comment). It reads what `^\[(\d+)\](?:\[ext \d+\])?(?:\((?:0x)?[0-9a-fA-F]+\))?\s*"([SHR?])-([0-9a-fA-F]+)"\[(\d+)\]`
 // matches (TestIBPortLineAsRegexp), without the regular expression's cost on the
-// millions of port lines of a 10^5-host dump.
-func ibPortLine(t string) (m ibPortMatch, ok bool) {
+// millions of port lines of a 10^5-host dump, nor a string made of each.
+func ibPortLine(t []byte) (m ibPortMatch, ok bool) {
 	i := 0
-	span := func(in func(byte) bool) string {
+	span := func(in func(byte) bool) []byte {
 		j := i
 		for i < len(t) && in(t[i]) {
 			i++
@@ -204,20 +207,20 @@ func ibPortLine(t string) (m ibPortMatch, ok bool) {
 	if !at('[') {
 		return m, false
 	}
-	if m.port = span(isDigit); m.port == "" || !at(']') {
+	if m.port = span(isDigit); len(m.port) == 0 || !at(']') {
 		return m, false
 	}
-	if strings.HasPrefix(t[i:], "[ext ") {
+	if bytes.HasPrefix(t[i:], []byte("[ext ")) {
 		i += len("[ext ")
-		if span(isDigit) == "" || !at(']') {
+		if len(span(isDigit)) == 0 || !at(']') {
 			return m, false // the optional group cannot be skipped either: '"' must follow
 		}
 	}
 	if at('(') {
-		if strings.HasPrefix(t[i:], "0x") && i+2 < len(t) && isHex(t[i+2]) {
+		if bytes.HasPrefix(t[i:], []byte("0x")) && i+2 < len(t) && isHex(t[i+2]) {
 			i += 2
 		}
-		if span(isHex) == "" || !at(')') {
+		if len(span(isHex)) == 0 || !at(')') {
 			return m, false
 		}
 	}
@@ -230,10 +233,10 @@ func ibPortLine(t string) (m ibPortMatch, ok bool) {
 	if !at('-') {
 		return m, false
 	}
-	if m.peerGUID = span(isHex); m.peerGUID == "" || !at('"') || !at('[') {
+	if m.peerGUID = span(isHex); len(m.peerGUID) == 0 || !at('"') || !at('[') {
 		return m, false
 	}
-	if m.peerPort = span(isDigit); m.peerPort == "" || !at(']') {
+	if m.peerPort = span(isDigit); len(m.peerPort) == 0 || !at(']') {
 		return m, false
 	}
 	return m, true
@@ -242,6 +245,52 @@ func ibPortLine(t string) (m ibPortMatch, ok bool) {
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 func isHex(c byte) bool { return isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+
+// hexGUID is parseGUID of hexadecimal digits in a line's buffer, without making
+// them a string (but for the error, which parseGUID words).
+func hexGUID(b []byte) (uint64, error) {
+	var v uint64
+	for _, c := range b {
+		var d byte
+		switch {
+		case c >= '0' && c <= '9':
+			d = c - '0'
+		case c >= 'a' && c <= 'f':
+			d = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			d = c - 'A' + 10
+		default:
+			return parseGUID(string(b))
+		}
+		if v>>60 != 0 {
+			return parseGUID(string(b)) // more than 64 bits
+		}
+		v = v<<4 | uint64(d)
+	}
+	if len(b) == 0 {
+		return parseGUID("")
+	}
+	return v, nil
+}
+
+// ibPortNumber reads a port number of ibnetdiscover's (decimal digits): 0 to 255,
+// as NodeInfo's NumPorts and every port number of InfiniBand are 8 bits.
+func ibPortNumber(b []byte) (uint8, error) {
+	v := 0
+	for _, c := range b {
+		if !isDigit(c) {
+			v = -1
+			break
+		}
+		if v = v*10 + int(c-'0'); v > 255 {
+			break
+		}
+	}
+	if len(b) == 0 || v < 0 || v > 255 {
+		return 0, fmt.Errorf("port %q is no port number (0 to 255)", textin.Clip(string(b)))
+	}
+	return uint8(v), nil
+}
 
 // ibPortsLine reads a connected port's line of the -p report in the shape
 // ibnetdiscover prints it ("%2s %5d %2d 0x%016x %s %s - %2s %5d %2d 0x%016x ( '%s' -
@@ -297,14 +346,94 @@ type ibNode struct {
 	guid   uint64
 	desc   string
 	line   int
+	// Set by ibFabric: the node's vertex name (named false for an aggregation
+	// node, which gets none) and its vertex's slot there (hosts of several CAs
+	// share one).
+	vname string
+	named bool
+	slot  int32
 }
 
 // ibLink is a cable: the GUIDs and port numbers of its ends (in the -p form the
-// GUIDs are port GUIDs).
+// GUIDs are port GUIDs) and the line that lists it. 24 bytes: a 10^5-host dump
+// lists about 10^6 of them (docs/reliability.md, wt-fabricmem).
 type ibLink struct {
 	a, b         uint64
-	aPort, bPort int
-	line         int
+	line         uint32
+	aPort, bPort uint8
+}
+
+// ibLinks is a dump's links in their order, in chunks of ibLinkChunk that are
+// never copied: a slice grown by appends allocated 5 times its final size (205
+// MB for the 10^6 port lines of a 131,072-host fat tree's ibnetdiscover dump).
+type ibLinks struct {
+	chunks [][]ibLink // every chunk but the last holds ibLinkChunk links
+	n      int
+}
+
+const ibLinkChunk = 1 << 13
+
+// add appends l.
+func (ls *ibLinks) add(l ibLink) {
+	k := len(ls.chunks) - 1
+	if k < 0 || len(ls.chunks[k]) == ibLinkChunk {
+		// The first chunk grows by appends (a small dump's stays small), the
+		// others are made whole.
+		c := []ibLink(nil)
+		if k >= 0 {
+			c = make([]ibLink, 0, ibLinkChunk)
+		}
+		ls.chunks = append(ls.chunks, c)
+		k++
+	}
+	ls.chunks[k] = append(ls.chunks[k], l)
+	ls.n++
+}
+
+// len returns the number of links.
+func (ls *ibLinks) len() int { return ls.n }
+
+// at returns the i-th link.
+func (ls *ibLinks) at(i int) *ibLink { return &ls.chunks[i/ibLinkChunk][i%ibLinkChunk] }
+
+// all yields the links in order, each with its index.
+func (ls *ibLinks) all() iter.Seq2[int, *ibLink] {
+	return func(yield func(int, *ibLink) bool) {
+		i := 0
+		for _, c := range ls.chunks {
+			for j := range c {
+				if !yield(i, &c[j]) {
+					return
+				}
+				i++
+			}
+		}
+	}
+}
+
+// deleteFunc removes the links del reports, keeping the order of the others.
+func (ls *ibLinks) deleteFunc(del func(*ibLink) bool) {
+	w := 0
+	for _, l := range ls.all() {
+		if !del(l) {
+			*ls.at(w) = *l
+			w++
+		}
+	}
+	ls.n = w
+	ls.chunks = ls.chunks[:(w+ibLinkChunk-1)/ibLinkChunk]
+	if k := len(ls.chunks) - 1; k >= 0 {
+		ls.chunks[k] = ls.chunks[k][:w-k*ibLinkChunk]
+	}
+}
+
+// ibLineNumber is a line number as a link keeps it, or an error naming the line
+// when it does not fit (a dump of more than 4 x 10^9 lines).
+func ibLineNumber(line int) (uint32, error) {
+	if line < 0 || line > math.MaxUint32 {
+		return 0, fmt.Errorf("line %d: more lines than %d, the most read", line, uint32(math.MaxUint32))
+	}
+	return uint32(line), nil
 }
 
 // ibAggregationNode is what a Mellanox/NVIDIA Quantum switch's SHARP Aggregation
@@ -383,7 +512,7 @@ func readIBNetDiscover(ctx context.Context, r io.Reader, names NodeNameMap, warn
 	sc.Buffer(make([]byte, 64*1024), maxIBNetLine)
 	nodes := map[uint64]*ibNode{}
 	var order []uint64
-	var links []ibLink
+	var links ibLinks
 	line := 0
 	// Nodes of a type ibnetdiscover does not know (?? in -p, "?-GUID" as a peer in
 	// the default form): GUID -> the line of its first mention.
@@ -450,22 +579,74 @@ func readIBNetDiscover(ctx context.Context, r io.Reader, names NodeNameMap, warn
 		}
 		run = run[:0]
 	}
+	// portLine reads a port line of the default form in the scanner's buffer.
+	portLine := func(b []byte) error {
+		if err := setForm("default"); err != nil {
+			return err
+		}
+		p, ok := ibPortLine(b)
+		if !ok {
+			return fmt.Errorf("line %d: malformed port line %q (want [PORT] \"S-GUID\"[PORT])", line, textin.Clip(string(b)))
+		}
+		if cur == nil {
+			return fmt.Errorf("line %d: port line before any Switch or Ca line", line)
+		}
+		peer, err := hexGUID(p.peerGUID)
+		if err != nil {
+			return fmt.Errorf("line %d: %w", line, err)
+		}
+		aPort, err := ibPortNumber(p.port)
+		if err != nil {
+			return fmt.Errorf("line %d: %w", line, err)
+		}
+		bPort, err := ibPortNumber(p.peerPort)
+		if err != nil {
+			return fmt.Errorf("line %d: %w", line, err)
+		}
+		l, err := ibLineNumber(line)
+		if err != nil {
+			return err
+		}
+		if p.peerKind == '?' {
+			unknown(peer)
+		}
+		links.add(ibLink{a: cur.guid, b: peer, aPort: aPort, bPort: bPort, line: l})
+		return nil
+	}
 	prevLine := 0 // the last line that is not blank or a comment
 	for sc.Scan() {
 		line++
 		if err := stopped(ctx, line); err != nil {
 			return nil, err
 		}
-		t := sc.Text()
+		// The line is read in the scanner's buffer; made a string only when it is
+		// none of the port lines and "key=value" lines that are most of a dump
+		// (a string a line allocated the file's size again: docs/reliability.md,
+		// wt-fabricmem). Pieces kept are copied (node).
+		b := sc.Bytes()
 		if line == 1 {
-			t = strings.TrimPrefix(t, textin.BOM) // as DetectGraphFormat skips it
+			b = bytes.TrimPrefix(b, []byte(textin.BOM)) // as DetectGraphFormat skips it
 		}
-		t = strings.TrimSpace(t)
-		if t == "" || t[0] == '#' {
+		b = bytes.TrimSpace(b)
+		if len(b) == 0 || b[0] == '#' {
 			continue
 		}
 		prev := prevLine
 		prevLine = line
+		if !ibDiagCandidate(b) {
+			// As the switch below reads them: neither a message nor, by their
+			// first byte, any line it tries before a "key=value" one.
+			if b[0] == '[' {
+				if err := portLine(b); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			if bytes.IndexByte([]byte("SCR?<>DLH"), b[0]) < 0 && bytes.IndexByte(b, '=') >= 0 {
+				continue
+			}
+		}
+		t := string(b)
 		// Each pattern is tried only on the lines that can start as it does (the
 		// regular expressions are anchored at a literal start): a 10^5-host dump
 		// is millions of port lines, each tried against every pattern before.
@@ -478,7 +659,7 @@ func readIBNetDiscover(ctx context.Context, r io.Reader, names NodeNameMap, warn
 			portsM, _ = ibPortsLine(t) // a connected port's line of -p (ibPOpen matches it)
 		}
 		switch {
-		case ibDiagCandidate(t) && ibDiagMsgRe.MatchString(t):
+		case ibDiagCandidate(b) && ibDiagMsgRe.MatchString(t):
 			// Standard error saved with the dump: what it says of the discovery is
 			// passed on (see the warning below), the line is no fabric.
 			if diagLines++; diagLines == 1 {
@@ -500,27 +681,10 @@ func readIBNetDiscover(ctx context.Context, r io.Reader, names NodeNameMap, warn
 			if cur, err = node(guid, sw, m[1] == "Rt", ibCaDesc(m[5]), line, true); err != nil {
 				return nil, err
 			}
-		case strings.HasPrefix(t, "["):
-			if err := setForm("default"); err != nil {
+		case b[0] == '[':
+			if err := portLine(b); err != nil {
 				return nil, err
 			}
-			p, ok := ibPortLine(t)
-			if !ok {
-				return nil, fmt.Errorf("line %d: malformed port line %q (want [PORT] \"S-GUID\"[PORT])", line, textin.Clip(t))
-			}
-			if cur == nil {
-				return nil, fmt.Errorf("line %d: port line before any Switch or Ca line", line)
-			}
-			peer, err := parseGUID(p.peerGUID)
-			if err != nil {
-				return nil, fmt.Errorf("line %d: %w", line, err)
-			}
-			aPort, _ := strconv.Atoi(p.port)
-			bPort, _ := strconv.Atoi(p.peerPort)
-			if p.peerKind == '?' {
-				unknown(peer)
-			}
-			links = append(links, ibLink{a: cur.guid, b: peer, aPort: aPort, bPort: bPort, line: line})
 		case portsM != nil || (c == 'C' || c == 'S' || c == 'R' || c == '?') && ibPOpen.MatchString(t):
 			if err := setForm("-p"); err != nil {
 				return nil, err
@@ -542,14 +706,14 @@ func readIBNetDiscover(ctx context.Context, r io.Reader, names NodeNameMap, warn
 			if err != nil {
 				return nil, fmt.Errorf("line %d: %w", line, err)
 			}
-			b, err := parseGUID(m[6])
+			bGUID, err := parseGUID(m[6])
 			if err != nil {
 				return nil, fmt.Errorf("line %d: %w", line, err)
 			}
 			for _, end := range []struct {
 				guid      uint64
 				typ, desc string
-			}{{a, m[1], m[7]}, {b, m[4], m[8]}} {
+			}{{a, m[1], m[7]}, {bGUID, m[4], m[8]}} {
 				if end.typ == "??" {
 					unknown(end.guid)
 					continue
@@ -558,10 +722,20 @@ func readIBNetDiscover(ctx context.Context, r io.Reader, names NodeNameMap, warn
 					return nil, err
 				}
 			}
-			aPort, _ := strconv.Atoi(m[2])
-			bPort, _ := strconv.Atoi(m[5])
-			links = append(links, ibLink{a: a, b: b, aPort: aPort, bPort: bPort, line: line})
-			if m[1] == "CA" {
+			aPort8, err := ibPortNumber([]byte(m[2]))
+			if err != nil {
+				return nil, fmt.Errorf("line %d: %w", line, err)
+			}
+			bPort8, err := ibPortNumber([]byte(m[5]))
+			if err != nil {
+				return nil, fmt.Errorf("line %d: %w", line, err)
+			}
+			l, err := ibLineNumber(line)
+			if err != nil {
+				return nil, err
+			}
+			links.add(ibLink{a: a, b: bGUID, aPort: aPort8, bPort: bPort8, line: l})
+			if aPort := int(aPort8); m[1] == "CA" {
 				if k := len(run) - 1; k >= 0 && run[k].line == prev && runDesc == m[7] && aPort < run[k].port && a < run[k].guid && run[k].guid-a == uint64(run[k].port-aPort) {
 					run = append(run, runPort{a, aPort, line})
 				} else {
@@ -588,12 +762,12 @@ func readIBNetDiscover(ctx context.Context, r io.Reader, names NodeNameMap, warn
 	}
 	endRun()
 	if len(joined) > 0 {
-		for i := range links {
-			if g, ok := joined[links[i].a]; ok {
-				links[i].a = g
+		for _, l := range links.all() {
+			if g, ok := joined[l.a]; ok {
+				l.a = g
 			}
-			if g, ok := joined[links[i].b]; ok {
-				links[i].b = g
+			if g, ok := joined[l.b]; ok {
+				l.b = g
 			}
 		}
 		for g := range joined {
@@ -621,7 +795,7 @@ func readIBNetDiscover(ctx context.Context, r io.Reader, names NodeNameMap, warn
 	peersOf := map[uint64][]uint64{}
 	if len(unknownOrder) > 0 {
 		seen := map[[2]uint64]bool{}
-		for _, l := range links {
+		for _, l := range links.all() {
 			for _, guid := range [2]uint64{l.a, l.b} {
 				if _, u := unknownType[guid]; !u {
 					continue
@@ -644,7 +818,7 @@ func readIBNetDiscover(ctx context.Context, r io.Reader, names NodeNameMap, warn
 		unknownLeaves++
 	}
 	if unknownLeaves > 0 {
-		links = slices.DeleteFunc(links, func(l ibLink) bool {
+		links.deleteFunc(func(l *ibLink) bool {
 			_, a := unknownType[l.a]
 			_, b := unknownType[l.b]
 			return a || b
@@ -655,7 +829,7 @@ func readIBNetDiscover(ctx context.Context, r io.Reader, names NodeNameMap, warn
 		text.dupHint = " (or, in this -p report of port GUIDs, two cabled ports of one adapter whose lines do not show it: give ibnetdiscover's default form)"
 		text.unnamedHint = "; in this -p report the GUIDs are ports': a CA is named by its lowest cabled port's, and two cabled ports of one such adapter are one host only where their lines show it (one after the other, port GUIDs apart as their ports), else two (the default form names the adapter)"
 	}
-	g, err := ibFabric(ctx, nodes, order, links, names, warn, text)
+	g, err := ibFabric(ctx, nodes, order, &links, names, warn, text)
 	if err != nil {
 		return nil, err
 	}
@@ -690,14 +864,26 @@ type ibFabricText struct {
 // discovery order, OpenSM's and opareport's GUID order), thus gives one Graph,
 // and the orderings that break ties by node index (rcm, bfs, the local search's
 // starts) one ranking file; the node-name-map, which renames, can renumber.
-func ibFabric(ctx context.Context, nodes map[uint64]*ibNode, order []uint64, links []ibLink, names NodeNameMap, warn func(string), text ibFabricText) (*Graph, error) {
+func ibFabric(ctx context.Context, nodes map[uint64]*ibNode, order []uint64, links *ibLinks, names NodeNameMap, warn func(string), text ibFabricText) (*Graph, error) {
 	// Names: hosts by the map or their description's first word, switches by the map
-	// or their GUID. Aggregation nodes get none: they are left out.
-	f := NewFabric()
-	vname := map[uint64]string{}
-	named := map[string]bool{} // vertex name -> whether a switch
-	var hostNames, switchNames []string
-	descLine := map[string]int{} // NodeDescription naming a host -> the line of its first CA
+	// or their GUID. Aggregation nodes get none: they are left out. Each vertex
+	// name has a slot (a host of several CAs one), which holds what is known of it.
+	type railKey struct {
+		desc string
+		guid uint64
+		port int
+	}
+	type slot struct {
+		sw         bool
+		rail       railKey // the host end of its first rail's cable (below)
+		railSwitch *ibNode // the switch that cable reaches
+		dual       bool    // a cable of another rail, to another switch, was met
+	}
+	named := make(map[string]int32, len(order)) // vertex name -> its slot
+	slots := make([]slot, 0, len(order))
+	hostNames := make([]string, 0, len(order))
+	var switchNames []string
+	descLine := make(map[string]int, len(order)) // NodeDescription naming a host -> the line of its first CA
 	aggregation := 0
 	unnamed, firstUnnamed := 0, (*ibNode)(nil) // CAs without a host name in their description
 	for _, pass := range []bool{false, true} { // hosts first, then switches
@@ -709,6 +895,7 @@ func ibFabric(ctx context.Context, nodes map[uint64]*ibNode, order []uint64, lin
 			if n.sw != pass {
 				continue
 			}
+			n.vname, n.named, n.slot = "", false, -1
 			if !n.sw && strings.Contains(n.desc, ibAggregationNode) {
 				aggregation++ // even when the map names it (maps list every GUID)
 				continue
@@ -739,15 +926,18 @@ func ibFabric(ctx context.Context, nodes map[uint64]*ibNode, order []uint64, lin
 					descLine[n.desc] = n.line
 				}
 			}
-			vname[guid] = name
-			isSw, found := named[name]
+			n.vname, n.named = name, true
+			si, found := named[name]
 			switch {
-			case found && (isSw || n.sw):
-				return nil, fmt.Errorf("line %d: name %q of %s %016x is taken by another %s", n.line, textin.Clip(name), kind(n.sw), guid, kind(isSw))
+			case found && (slots[si].sw || n.sw):
+				return nil, fmt.Errorf("line %d: name %q of %s %016x is taken by another %s", n.line, textin.Clip(name), kind(n.sw), guid, kind(slots[si].sw))
 			case found:
+				n.slot = si
 				continue // a second HCA of the same host
 			}
-			named[name] = n.sw
+			n.slot = int32(len(slots))
+			named[name] = n.slot
+			slots = append(slots, slot{sw: n.sw})
 			if n.sw {
 				switchNames = append(switchNames, name)
 			} else {
@@ -760,10 +950,24 @@ func ibFabric(ctx context.Context, nodes map[uint64]*ibNode, order []uint64, lin
 		// file's nodes (FuzzReadSubnetLst: two switches cabled together).
 		return nil, fmt.Errorf("no host in the %s file, switches or routers only (%d): jobs are placed on hosts (a CA, an FI of Omni-Path)", text.tool, len(switchNames))
 	}
+	// Aggregation nodes share the slot of the name "" (a map may give it; there
+	// is none otherwise): their cables are no host's rail.
+	noName, ok := named[""]
+	if !ok {
+		noName = int32(len(slots))
+		slots = append(slots, slot{})
+	}
+	for _, n := range nodes {
+		if !n.named {
+			n.slot = noName
+		}
+	}
 	// One numbering whatever the dump's order: hosts, then switches, each in Slurm's
 	// node name order (see ibFabric's doc comment).
 	slices.SortFunc(hostNames, hostlist.NaturalCompare)
 	slices.SortFunc(switchNames, hostlist.NaturalCompare)
+	f := NewFabric()
+	f.Grow(len(hostNames)+len(switchNames), links.len())
 	for _, name := range hostNames {
 		f.AddHost(name)
 	}
@@ -772,11 +976,6 @@ func ibFabric(ctx context.Context, nodes map[uint64]*ibNode, order []uint64, lin
 	}
 	// Each host's first rail: of its cables to a switch, the one of least
 	// (NodeDescription, GUID, port) at the host's end.
-	type railKey struct {
-		desc string
-		guid uint64
-		port int
-	}
 	less := func(x, y railKey) bool {
 		if x.desc != y.desc {
 			return x.desc < y.desc
@@ -786,60 +985,59 @@ func ibFabric(ctx context.Context, nodes map[uint64]*ibNode, order []uint64, lin
 		}
 		return x.port < y.port
 	}
-	// hostEnd returns the host end of a link between a host and a switch.
-	hostEnd := func(l ibLink) (railKey, bool) {
+	// hostEnd returns the host end of a link between a host and a switch, the
+	// host's node and the switch's.
+	hostEnd := func(l *ibLink) (railKey, *ibNode, *ibNode, bool) {
 		a, b := nodes[l.a], nodes[l.b]
 		switch {
 		case a == nil || b == nil || a.sw == b.sw:
-			return railKey{}, false
+			return railKey{}, nil, nil, false
 		case a.sw:
-			return railKey{b.desc, b.guid, l.bPort}, true
+			return railKey{b.desc, b.guid, int(l.bPort)}, b, a, true
 		default:
-			return railKey{a.desc, a.guid, l.aPort}, true
+			return railKey{a.desc, a.guid, int(l.aPort)}, a, b, true
 		}
 	}
-	rail := map[string]railKey{}
-	railSwitch := map[string]uint64{} // host -> the switch its kept cable reaches
-	for i, l := range links {
+	for i, l := range links.all() {
 		if err := stopped(ctx, i); err != nil {
 			return nil, err
 		}
-		if k, ok := hostEnd(l); ok {
-			h := vname[k.guid]
-			if r, seen := rail[h]; !seen || less(k, r) {
-				rail[h] = k
-				railSwitch[h] = l.a ^ l.b ^ k.guid
+		if k, h, sw, ok := hostEnd(l); ok {
+			if s := &slots[h.slot]; s.railSwitch == nil || less(k, s.rail) {
+				s.rail, s.railSwitch = k, sw
 			}
 		}
 	}
-	dualRail := map[string]int{} // host -> the line of a cable it does not keep
-	var dualHosts []string
-	for i, l := range links {
+	var dualHosts []string // hosts with a cable they do not keep, the first's line below
+	dualLine := uint32(0)
+	for i, l := range links.all() {
 		if err := stopped(ctx, i); err != nil {
 			return nil, err
 		}
-		if _, ok := nodes[l.b]; !ok {
+		nb, ok := nodes[l.b]
+		if !ok {
 			return nil, fmt.Errorf("line %d: link to GUID %016x, which has no Switch or Ca block", l.line, l.b)
 		}
-		na, oka := vname[l.a]
-		nb, okb := vname[l.b]
-		if !oka || !okb {
+		na := nodes[l.a]
+		if na == nil || !na.named || !nb.named {
 			continue // an aggregation node's cable
 		}
-		if na == nb {
+		if na.vname == nb.vname {
 			continue // two HCAs of one host cabled together
 		}
-		if k, ok := hostEnd(l); ok {
-			h := vname[k.guid]
-			if k != rail[h] {
-				if _, seen := dualRail[h]; !seen && vname[l.a^l.b^k.guid] != vname[railSwitch[h]] {
-					dualRail[h] = l.line
-					dualHosts = append(dualHosts, h)
+		if k, h, sw, ok := hostEnd(l); ok {
+			if s := &slots[h.slot]; k != s.rail {
+				if !s.dual && sw.vname != s.railSwitch.vname {
+					s.dual = true
+					if len(dualHosts) == 0 {
+						dualLine = l.line
+					}
+					dualHosts = append(dualHosts, h.vname)
 				}
 				continue // another rail's cable
 			}
 		}
-		if err := f.Link(na, nb); err != nil {
+		if err := f.Link(na.vname, nb.vname); err != nil {
 			return nil, fmt.Errorf("line %d: %w", l.line, err)
 		}
 	}
@@ -855,7 +1053,7 @@ func ibFabric(ctx context.Context, nodes map[uint64]*ibNode, order []uint64, lin
 			warn(fmt.Sprintf("%d CAs have no host name in their NodeDescription (none, the adapter firmware's default or localhost: rdma-ndd did not run on their hosts, or before they had their names; e.g. %q on line %d) and are named by GUID, each its own host (e.g. H-%016x), which no Slurm node is called; name them with --node-name-map FILE (0xGUID \"host\" lines), or run rdma-ndd on their hosts and rerun %s%s", unnamed, textin.Clip(firstUnnamed.desc), firstUnnamed.line, firstUnnamed.guid, text.tool, text.unnamedHint))
 		}
 		if len(dualHosts) > 0 {
-			warn(fmt.Sprintf("%d hosts have more than one cable to the fabric (dual rail or dual port), e.g. %s (line %d): each keeps the cable of its first adapter (NodeDescription order, then GUID, then port) and hop distances are that rail's", len(dualHosts), dualHosts[0], dualRail[dualHosts[0]]))
+			warn(fmt.Sprintf("%d hosts have more than one cable to the fabric (dual rail or dual port), e.g. %s (line %d): each keeps the cable of its first adapter (NodeDescription order, then GUID, then port) and hop distances are that rail's", len(dualHosts), dualHosts[0], dualLine))
 		}
 	}
 	return g, nil

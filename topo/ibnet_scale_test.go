@@ -63,14 +63,14 @@ func TestIBPortLineAsRegexp(t *testing.T) {
 	seen := 0
 	for range 200000 {
 		line := randomLine(r, pieces, 2)
-		m, ok := ibPortLine(line)
+		m, ok := ibPortLine([]byte(line))
 		re := ibPortRe.FindStringSubmatch(line)
 		if ok != (re != nil) {
 			t.Fatalf("%q: ibPortLine ok=%v, the expression matches: %v", line, ok, re != nil)
 		}
 		if ok {
 			seen++
-			if got := []string{m.port, string(m.peerKind), m.peerGUID, m.peerPort}; strings.Join(got, "|") != strings.Join(re[1:], "|") {
+			if got := []string{string(m.port), string(m.peerKind), string(m.peerGUID), string(m.peerPort)}; strings.Join(got, "|") != strings.Join(re[1:], "|") {
 				t.Fatalf("%q: ibPortLine read %q, the expression %q", line, got, re[1:])
 			}
 		}
@@ -151,11 +151,15 @@ func TestLstFastLineAsRegexp(t *testing.T) {
 	seen := 0
 	for range 200000 {
 		line := randomLine(r, pieces, 20)
-		m, ok := lstFastLine(line)
-		if !ok {
+		var mb [11][]byte
+		if !lstFastLine([]byte(line), &mb) {
 			continue
 		}
 		seen++
+		var m []string
+		for _, p := range mb {
+			m = append(m, string(p))
+		}
 		lazy, greedy := lstLazyRe.FindStringSubmatch(line), lstGreedyRe.FindStringSubmatch(line)
 		if strings.Join(m, "|") != strings.Join(lazy, "|") || greedy == nil || greedy[4] != m[4] || greedy[9] != m[9] {
 			t.Fatalf("%q: lstFastLine read %q, lstLazyRe %q, lstGreedyRe %q", line, m, lazy, greedy)

@@ -74,7 +74,7 @@ func readOPAReport(ctx context.Context, r io.Reader, names NodeNameMap, warn fun
 	d := newXMLScanner(br)
 	nodes := map[uint64]*ibNode{}
 	var order []uint64
-	var links []ibLink
+	var links ibLinks
 	var path []string // the open elements
 	var ports []opaPort
 	var port *opaPort
@@ -147,7 +147,7 @@ func readOPAReport(ctx context.Context, r io.Reader, names NodeNameMap, warn fun
 					return nil, fmt.Errorf("line %d: a <Link> with %d <Port>s, not 2", linkLine, len(ports))
 				}
 				var ends [2]*ibNode
-				var nums [2]int
+				var nums [2]uint8
 				for i := range ports {
 					n, num, err := opaNode(&ports[i], nodes, &order)
 					if err != nil {
@@ -155,7 +155,11 @@ func readOPAReport(ctx context.Context, r io.Reader, names NodeNameMap, warn fun
 					}
 					ends[i], nums[i] = n, num
 				}
-				links = append(links, ibLink{a: ends[0].guid, b: ends[1].guid, aPort: nums[0], bPort: nums[1], line: linkLine})
+				l, err := ibLineNumber(linkLine)
+				if err != nil {
+					return nil, err
+				}
+				links.add(ibLink{a: ends[0].guid, b: ends[1].guid, aPort: nums[0], bPort: nums[1], line: l})
 			case depth == 2 && name == "LinkCount" && path[1] == "LinkSummary":
 				if linkCount, err = strconv.Atoi(v); err != nil || linkCount < 0 {
 					return nil, fmt.Errorf("line %d: <LinkCount>%s</LinkCount> is no count", line(), textin.Clip(v))
@@ -170,17 +174,17 @@ func readOPAReport(ctx context.Context, r io.Reader, names NodeNameMap, warn fun
 	switch {
 	case summaries == 0:
 		return nil, fmt.Errorf("no <LinkSummary> (give opareport -o topology, or -x -o links)")
-	case len(links) == 0 && linkCount > 0:
+	case links.len() == 0 && linkCount > 0:
 		return nil, fmt.Errorf("the <LinkSummary> counts %d links but lists none (opareport -d 0); give opareport's default detail", linkCount)
-	case len(links) == 0:
+	case links.len() == 0:
 		return nil, fmt.Errorf("no <Link> in the <LinkSummary>")
 	}
-	return ibFabric(ctx, nodes, order, links, names, warn, ibFabricText{tool: "opareport"})
+	return ibFabric(ctx, nodes, order, &links, names, warn, ibFabricText{tool: "opareport"})
 }
 
 // opaNode returns the node of p (adding it to nodes and order when new) and p's
 // port number.
-func opaNode(p *opaPort, nodes map[uint64]*ibNode, order *[]uint64) (*ibNode, int, error) {
+func opaNode(p *opaPort, nodes map[uint64]*ibNode, order *[]uint64) (*ibNode, uint8, error) {
 	if !p.hasGUID || p.guid == "" {
 		return nil, 0, fmt.Errorf("line %d: a <Port> without <NodeGUID> (a hand-written or opaxlattopology topology names ports by NodeDesc; give opareport -o topology of the running fabric)", p.line)
 	}
@@ -213,12 +217,12 @@ func opaNode(p *opaPort, nodes map[uint64]*ibNode, order *[]uint64) (*ibNode, in
 		if n.desc != p.desc {
 			return nil, 0, fmt.Errorf("line %d: node %016x is described %q here but %q on line %d", p.line, guid, textin.Clip(p.desc), textin.Clip(n.desc), n.line)
 		}
-		return n, int(num), nil
+		return n, uint8(num), nil
 	}
 	n := &ibNode{sw: sw, guid: guid, desc: p.desc, line: p.line}
 	nodes[guid] = n
 	*order = append(*order, guid)
-	return n, int(num), nil
+	return n, uint8(num), nil
 }
 
 // opaRoot reports whether data is XML whose document element is opareport's
@@ -258,10 +262,10 @@ var (
 func readOPALinksText(ctx context.Context, data []byte, names NodeNameMap, warn func(string)) (*Graph, error) {
 	nodes := map[uint64]*ibNode{}
 	var order []uint64
-	var links []ibLink
+	var links ibLinks
 	var from *opaPort
 	var fromNode *ibNode
-	var fromNum int
+	var fromNum uint8
 	count, summary := -1, false
 	for i, l := range strings.Split(strings.TrimPrefix(string(data), textin.BOM), "\n") {
 		if err := stopped(ctx, i); err != nil {
@@ -299,7 +303,11 @@ func readOPALinksText(ctx context.Context, data []byte, names NodeNameMap, warn 
 			case from == nil:
 				return nil, fmt.Errorf("line %d: a link's second (\"<->\") port without a first", line)
 			default:
-				links = append(links, ibLink{a: fromNode.guid, b: n.guid, aPort: fromNum, bPort: num, line: from.line})
+				l, err := ibLineNumber(from.line)
+				if err != nil {
+					return nil, err
+				}
+				links.add(ibLink{a: fromNode.guid, b: n.guid, aPort: fromNum, bPort: num, line: l})
 				from = nil
 			}
 		default:
@@ -311,12 +319,12 @@ func readOPALinksText(ctx context.Context, data []byte, names NodeNameMap, warn 
 		return nil, fmt.Errorf("line %d: the last link has no second (\"<->\") port", from.line)
 	case !summary:
 		return nil, fmt.Errorf("no \"Link Summary\" (give opareport -o links, or -o topology)")
-	case len(links) == 0 && count > 0:
+	case links.len() == 0 && count > 0:
 		return nil, fmt.Errorf("the Link Summary counts %d links but lists none (opareport -d 0); give opareport's default detail", count)
-	case len(links) == 0:
+	case links.len() == 0:
 		return nil, fmt.Errorf("no link in the Link Summary")
-	case count >= 0 && count != len(links):
-		return nil, fmt.Errorf("the Link Summary counts %d links but lists %d (a cut file?)", count, len(links))
+	case count >= 0 && count != links.len():
+		return nil, fmt.Errorf("the Link Summary counts %d links but lists %d (a cut file?)", count, links.len())
 	}
-	return ibFabric(ctx, nodes, order, links, names, warn, ibFabricText{tool: "opareport"})
+	return ibFabric(ctx, nodes, order, &links, names, warn, ibFabricText{tool: "opareport"})
 }
