@@ -446,17 +446,78 @@ const ibAggregationNode = "Aggregation Node"
 // "H-<guid>": ibnetdiscover.c out_ca_detail prints `# "desc"`, then " (scp)" on a
 // Xsigo adapter with -g; the description is not escaped, so it runs from the first
 // '"' after the '#' to the last one of the line and may hold '"' and '#'.
-func ibCaDesc(rest string) string {
-	_, c, ok := strings.Cut(rest, "#")
-	if !ok {
-		return ""
+// It is a piece of rest (a line's string, or its bytes in the scanner's buffer).
+func ibCaDesc[T string | []byte](rest T) T {
+	h := -1
+	for i := 0; i < len(rest) && h < 0; i++ {
+		if rest[i] == '#' {
+			h = i
+		}
 	}
-	i, j := strings.IndexByte(c, '"'), strings.LastIndexByte(c, '"')
+	if h < 0 {
+		return rest[:0]
+	}
+	c := rest[h+1:]
+	i, j := -1, -1
+	for k := 0; k < len(c); k++ {
+		if c[k] == '"' {
+			if i < 0 {
+				i = k
+			}
+			j = k
+		}
+	}
 	if i < 0 || j <= i {
-		return ""
+		return rest[:0]
 	}
 	return c[i+1 : j]
 }
+
+// ibNodeMatch is what ibNodeLine reads of a node line of the default form.
+type ibNodeMatch struct {
+	typ, guid, rest []byte // "Switch", "Ca" or "Rt"; the GUID's digits; what follows its '"'
+	letter          byte   // of the GUID: 'S', 'H' or 'R'
+}
+
+// ibNodeLine reads a node line of the default form ("Switch 40 \"S-<guid>\" ...",
+// "Ca", "Rt") in a line's bytes: what ibNodeRe matches (TestIBNodeLineAsRegexp),
+// without the expression's cost nor a string made of the line.
+func ibNodeLine(t []byte) (m ibNodeMatch, ok bool) {
+	i := 0
+	switch {
+	case bytes.HasPrefix(t, []byte("Switch")):
+		i = len("Switch")
+	case bytes.HasPrefix(t, []byte("Ca")), bytes.HasPrefix(t, []byte("Rt")):
+		i = 2
+	default:
+		return m, false
+	}
+	m.typ = t[:i]
+	span := func(in func(byte) bool) int {
+		j := i
+		for i < len(t) && in(t[i]) {
+			i++
+		}
+		return i - j
+	}
+	if span(isREBlank) == 0 || span(isDigit) == 0 || span(isREBlank) == 0 {
+		return m, false
+	}
+	if len(t)-i < 3 || t[i] != '"' || (t[i+1] != 'S' && t[i+1] != 'H' && t[i+1] != 'R') || t[i+2] != '-' {
+		return m, false
+	}
+	m.letter = t[i+1]
+	i += 3
+	j := i
+	if span(isHex) == 0 || i >= len(t) || t[i] != '"' {
+		return m, false
+	}
+	m.guid, m.rest = t[j:i], t[i+1:]
+	return m, bytes.IndexByte(m.rest, '\n') < 0 // (.*)$
+}
+
+// isREBlank reports whether c is in the regular expressions' \s: [\t\n\f\r ].
+func isREBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' }
 
 // maxIBNetLine is the longest line of ibnetdiscover output ReadIBNetDiscover reads.
 const maxIBNetLine = 16 << 20
@@ -527,7 +588,7 @@ func readIBNetDiscover(ctx context.Context, r io.Reader, names NodeNameMap, warn
 	var cur *ibNode
 	form := ""
 	diagLines, firstDiag, firstDiagText := 0, 0, ""
-	node := func(guid uint64, sw, router bool, desc string, l int, declare bool) (*ibNode, error) {
+	node := func(guid uint64, sw, router bool, desc []byte, l int, declare bool) (*ibNode, error) {
 		n, ok := nodes[guid]
 		if ok {
 			if n.sw != sw {
@@ -538,9 +599,8 @@ func readIBNetDiscover(ctx context.Context, r io.Reader, names NodeNameMap, warn
 			}
 			return n, nil
 		}
-		// The description is a piece of the line: copied, so that the line is not
-		// kept with it.
-		n = &ibNode{sw: sw, router: router, guid: guid, desc: strings.Clone(desc), line: l}
+		// The description is a piece of the line: copied.
+		n = &ibNode{sw: sw, router: router, guid: guid, desc: string(desc), line: l}
 		nodes[guid] = n
 		order = append(order, guid)
 		return n, nil
@@ -613,6 +673,22 @@ func readIBNetDiscover(ctx context.Context, r io.Reader, names NodeNameMap, warn
 		links.add(ibLink{a: cur.guid, b: peer, aPort: aPort, bPort: bPort, line: l})
 		return nil
 	}
+	// nodeLine reads a node line of the default form.
+	nodeLine := func(m ibNodeMatch) error {
+		if err := setForm("default"); err != nil {
+			return err
+		}
+		guid, err := hexGUID(m.guid)
+		if err != nil {
+			return fmt.Errorf("line %d: %w", line, err)
+		}
+		sw := string(m.typ) != "Ca"
+		if sw != (m.letter != 'H') {
+			return fmt.Errorf("line %d: %s block with a %c- GUID", line, m.typ, m.letter)
+		}
+		cur, err = node(guid, sw, string(m.typ) == "Rt", ibCaDesc(m.rest), line, true)
+		return err
+	}
 	prevLine := 0 // the last line that is not blank or a comment
 	for sc.Scan() {
 		line++
@@ -642,6 +718,12 @@ func readIBNetDiscover(ctx context.Context, r io.Reader, names NodeNameMap, warn
 				}
 				continue
 			}
+			if m, ok := ibNodeLine(b); ok {
+				if err := nodeLine(m); err != nil {
+					return nil, err
+				}
+				continue
+			}
 			if bytes.IndexByte([]byte("SCR?<>DLH"), b[0]) < 0 && bytes.IndexByte(b, '=') >= 0 {
 				continue
 			}
@@ -650,12 +732,10 @@ func readIBNetDiscover(ctx context.Context, r io.Reader, names NodeNameMap, warn
 		// Each pattern is tried only on the lines that can start as it does (the
 		// regular expressions are anchored at a literal start): a 10^5-host dump
 		// is millions of port lines, each tried against every pattern before.
-		var nodeM, portsM []string
+		var portsM []string
 		c := t[0]
-		if c == 'S' || c == 'C' || c == 'R' {
-			nodeM = ibNodeRe.FindStringSubmatch(t)
-		}
-		if nodeM == nil && (c == 'C' || c == 'S' || c == 'R' || c == '?') {
+		nodeM, isNode := ibNodeLine(b)
+		if !isNode && (c == 'C' || c == 'S' || c == 'R' || c == '?') {
 			portsM, _ = ibPortsLine(t) // a connected port's line of -p (ibPOpen matches it)
 		}
 		switch {
@@ -665,20 +745,8 @@ func readIBNetDiscover(ctx context.Context, r io.Reader, names NodeNameMap, warn
 			if diagLines++; diagLines == 1 {
 				firstDiag, firstDiagText = line, t
 			}
-		case nodeM != nil:
-			if err := setForm("default"); err != nil {
-				return nil, err
-			}
-			m := nodeM
-			guid, err := parseGUID(m[4])
-			if err != nil {
-				return nil, fmt.Errorf("line %d: %w", line, err)
-			}
-			sw := m[1] != "Ca"
-			if sw != (m[3] != "H") {
-				return nil, fmt.Errorf("line %d: %s block with a %s- GUID", line, m[1], m[3])
-			}
-			if cur, err = node(guid, sw, m[1] == "Rt", ibCaDesc(m[5]), line, true); err != nil {
+		case isNode:
+			if err := nodeLine(nodeM); err != nil {
 				return nil, err
 			}
 		case b[0] == '[':
@@ -718,7 +786,7 @@ func readIBNetDiscover(ctx context.Context, r io.Reader, names NodeNameMap, warn
 					unknown(end.guid)
 					continue
 				}
-				if _, err := node(end.guid, end.typ != "CA", end.typ == "RT", end.desc, line, false); err != nil {
+				if _, err := node(end.guid, end.typ != "CA", end.typ == "RT", []byte(end.desc), line, false); err != nil {
 					return nil, err
 				}
 			}
@@ -874,13 +942,14 @@ func ibFabric(ctx context.Context, nodes map[uint64]*ibNode, order []uint64, lin
 		port int
 	}
 	type slot struct {
+		rail       *ibNode // the host end of its first rail's cable (below): its CA,
+		railPort   uint8   // and port,
+		railSwitch *ibNode // and the switch it reaches
 		sw         bool
-		rail       railKey // the host end of its first rail's cable (below)
-		railSwitch *ibNode // the switch that cable reaches
-		dual       bool    // a cable of another rail, to another switch, was met
+		dual       bool // a cable of another rail, to another switch, was met
 	}
 	named := make(map[string]int32, len(order)) // vertex name -> its slot
-	slots := make([]slot, 0, len(order))
+	slots := make([]slot, 0, len(order)+1)      // and one for aggregation nodes (below)
 	hostNames := make([]string, 0, len(order))
 	var switchNames []string
 	descLine := make(map[string]int, len(order)) // NodeDescription naming a host -> the line of its first CA
@@ -1003,8 +1072,8 @@ func ibFabric(ctx context.Context, nodes map[uint64]*ibNode, order []uint64, lin
 			return nil, err
 		}
 		if k, h, sw, ok := hostEnd(l); ok {
-			if s := &slots[h.slot]; s.railSwitch == nil || less(k, s.rail) {
-				s.rail, s.railSwitch = k, sw
+			if s := &slots[h.slot]; s.rail == nil || less(k, railKey{s.rail.desc, s.rail.guid, int(s.railPort)}) {
+				s.rail, s.railPort, s.railSwitch = h, uint8(k.port), sw
 			}
 		}
 	}
@@ -1026,7 +1095,7 @@ func ibFabric(ctx context.Context, nodes map[uint64]*ibNode, order []uint64, lin
 			continue // two HCAs of one host cabled together
 		}
 		if k, h, sw, ok := hostEnd(l); ok {
-			if s := &slots[h.slot]; k != s.rail {
+			if s := &slots[h.slot]; k != (railKey{s.rail.desc, s.rail.guid, int(s.railPort)}) {
 				if !s.dual && sw.vname != s.railSwitch.vname {
 					s.dual = true
 					if len(dualHosts) == 0 {

@@ -170,3 +170,42 @@ func TestLstFastLineAsRegexp(t *testing.T) {
 		t.Fatalf("only %d of the random lines were read by lstFastLine", seen)
 	}
 }
+
+// TestIBNodeLineAsRegexp: ibNodeLine reads what ibNodeRe matches, the same
+// pieces, and refuses what it does not match, on 200,000 random node lines and
+// near misses (invalid UTF-8 and blanks the expression's \s does not take among
+// them).
+func TestIBNodeLineAsRegexp(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	pieces := [][]string{
+		{"Switch", "Ca", "Rt", "Sw", "CA", "", "Swit"},
+		{"\t", " ", "", "  ", "\v", "\r", "\n"},
+		{"40", "1", "", "x", "4 0"},
+		{" ", "\t", "", "\f", "\v"},
+		{"\"", "\"", "'", ""},
+		{"S", "H", "R", "?", "X", ""},
+		{"-", "-", "_", ""},
+		{"fc6a1c0300000000", "2c9", "", "0002c90300a0000100", "g1"},
+		{"\"", "\"", ""},
+		{"", "\t\t# \"MF0;leaf:MQM8700/U1\" enhanced port 0 lid 1 lmc 0", "\t# \"n01 mlx5_0\"", "\xff\xfe", "# \"a\nb\"", "\r"},
+	}
+	seen := 0
+	for range 200000 {
+		line := randomLine(r, pieces, 2)
+		m, ok := ibNodeLine([]byte(line))
+		re := ibNodeRe.FindStringSubmatch(line)
+		if ok != (re != nil) {
+			t.Fatalf("%q: ibNodeLine ok=%v, the expression matches: %v", line, ok, re != nil)
+		}
+		if ok {
+			seen++
+			if got := []string{string(m.typ), string(m.letter), string(m.guid), string(m.rest)}; strings.Join(got, "|") != strings.Join([]string{re[1], re[3], re[4], re[5]}, "|") {
+				t.Fatalf("%q: ibNodeLine read %q, the expression %q", line, got, re[1:])
+			}
+		}
+	}
+	t.Logf("%d lines read", seen)
+	if seen < 1000 {
+		t.Fatalf("only %d of the random lines were node lines", seen)
+	}
+}
