@@ -183,7 +183,7 @@ func refreadIBNetDiscover(ctx context.Context, r io.Reader, names NodeNameMap, w
 			nodeM = ibNodeRe.FindStringSubmatch(t)
 		}
 		if nodeM == nil && (c == 'C' || c == 'S' || c == 'R' || c == '?') {
-			portsM, _ = ibPortsLine(t) // a connected port's line of -p (ibPOpen matches it)
+			portsM, _ = refibPortsLine(t) // a connected port's line of -p (ibPOpen matches it)
 		}
 		switch {
 		case ibDiagCandidate([]byte(t)) && ibDiagMsgRe.MatchString(t):
@@ -953,6 +953,48 @@ func refreadOPALinksText(ctx context.Context, data []byte, names NodeNameMap, wa
 		return nil, fmt.Errorf("the Link Summary counts %d links but lists %d (a cut file?)", count, len(links))
 	}
 	return refibFabric(ctx, nodes, order, links, names, warn, ibFabricText{tool: "opareport"})
+}
+
+func refibPortsLine(t string) (m []string, ok bool) {
+	k := strings.Index(t, " ( '")
+	if k < 0 {
+		return nil, false
+	}
+	head := t[:k]
+	for i := range len(head) {
+		if c := head[i]; c != ' ' && (c < 0x21 || c > 0x7e) {
+			return nil, false // blanks other than spaces: split as ibPRe splits them
+		}
+	}
+	f := strings.Fields(head)
+	if len(f) != 11 || f[6] != "-" || f[4] == "-" || f[5] == "-" {
+		return nil, false
+	}
+	for _, e := range [2]int{0, 7} {
+		switch f[e] {
+		case "CA", "SW", "RT", "??":
+		default:
+			return nil, false
+		}
+		for _, n := range f[e+1 : e+3] {
+			if strings.IndexFunc(n, func(r rune) bool { return r < '0' || r > '9' }) >= 0 {
+				return nil, false
+			}
+		}
+		h, ok := strings.CutPrefix(f[e+3], "0x")
+		if !ok || h == "" || strings.IndexFunc(h, func(r rune) bool { return r > 0x7f || !isHex(byte(r)) }) >= 0 {
+			return nil, false
+		}
+	}
+	body, ok := strings.CutSuffix(strings.TrimRight(t[k+len(" ( '"):], " \t\n\f\r"), "' )")
+	if !ok || strings.Count(body, "'") != 2 {
+		return nil, false
+	}
+	d1, d2, ok := strings.Cut(body, "' - '")
+	if !ok {
+		return nil, false
+	}
+	return []string{t, f[0], f[2], f[3][2:], f[7], f[9], f[10][2:], d1, d2}, true
 }
 
 // CompareFabricReaders reads src as form ("ibnetdiscover", "subnet-lst" or

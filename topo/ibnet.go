@@ -295,48 +295,73 @@ func ibPortNumber(b []byte) (uint8, error) {
 // ibPortsLine reads a connected port's line of the -p report in the shape
 // ibnetdiscover prints it ("%2s %5d %2d 0x%016x %s %s - %2s %5d %2d 0x%016x ( '%s' -
 // '%s' )": eleven fields, then the two descriptions joined by the line's only
-// "' -"), returning what ibPRe.FindStringSubmatch would; ok is false for any other
-// shape, which ibPRe then reads (TestIBPortsLineAsRegexp).
-func ibPortsLine(t string) (m []string, ok bool) {
-	k := strings.Index(t, " ( '")
+// "' -"), into m what ibPRe.FindSubmatch would, pieces of t; ok is false for any
+// other shape, which ibPRe then reads (TestIBPortsLineAsRegexp).
+func ibPortsLine(t []byte, m *[9][]byte) (ok bool) {
+	k := bytes.Index(t, []byte(" ( '"))
 	if k < 0 {
-		return nil, false
+		return false
 	}
 	head := t[:k]
-	for i := range len(head) {
-		if c := head[i]; c != ' ' && (c < 0x21 || c > 0x7e) {
-			return nil, false // blanks other than spaces: split as ibPRe splits them
+	var f [11][]byte // head's fields: only spaces split it (below)
+	n := 0
+	for i := 0; i < len(head); {
+		c := head[i]
+		if c != ' ' && (c < 0x21 || c > 0x7e) {
+			return false // blanks other than spaces: split as ibPRe splits them
 		}
+		if c == ' ' {
+			i++
+			continue
+		}
+		j := i
+		for j < len(head) && head[j] != ' ' {
+			if c := head[j]; c < 0x21 || c > 0x7e {
+				return false
+			}
+			j++
+		}
+		if n == len(f) {
+			return false
+		}
+		f[n], n, i = head[i:j], n+1, j
 	}
-	f := strings.Fields(head)
-	if len(f) != 11 || f[6] != "-" || f[4] == "-" || f[5] == "-" {
-		return nil, false
+	if n != 11 || string(f[6]) != "-" || string(f[4]) == "-" || string(f[5]) == "-" {
+		return false
 	}
 	for _, e := range [2]int{0, 7} {
-		switch f[e] {
+		switch string(f[e]) {
 		case "CA", "SW", "RT", "??":
 		default:
-			return nil, false
+			return false
 		}
-		for _, n := range f[e+1 : e+3] {
-			if strings.IndexFunc(n, func(r rune) bool { return r < '0' || r > '9' }) >= 0 {
-				return nil, false
+		for _, num := range f[e+1 : e+3] {
+			for _, c := range num {
+				if !isDigit(c) {
+					return false
+				}
 			}
 		}
-		h, ok := strings.CutPrefix(f[e+3], "0x")
-		if !ok || h == "" || strings.IndexFunc(h, func(r rune) bool { return r > 0x7f || !isHex(byte(r)) }) >= 0 {
-			return nil, false
+		h, ok := bytes.CutPrefix(f[e+3], []byte("0x"))
+		if !ok || len(h) == 0 {
+			return false
+		}
+		for _, c := range h {
+			if !isHex(c) {
+				return false
+			}
 		}
 	}
-	body, ok := strings.CutSuffix(strings.TrimRight(t[k+len(" ( '"):], " \t\n\f\r"), "' )")
-	if !ok || strings.Count(body, "'") != 2 {
-		return nil, false
+	body, ok := bytes.CutSuffix(bytes.TrimRight(t[k+len(" ( '"):], " \t\n\f\r"), []byte("' )"))
+	if !ok || bytes.Count(body, []byte("'")) != 2 {
+		return false
 	}
-	d1, d2, ok := strings.Cut(body, "' - '")
+	d1, d2, ok := bytes.Cut(body, []byte("' - '"))
 	if !ok {
-		return nil, false
+		return false
 	}
-	return []string{t, f[0], f[2], f[3][2:], f[7], f[9], f[10][2:], d1, d2}, true
+	*m = [9][]byte{t, f[0], f[2], f[3][2:], f[7], f[9], f[10][2:], d1, d2}
+	return true
 }
 
 // ibNode is one node of an ibnetdiscover dump.
@@ -689,16 +714,16 @@ func readIBNetDiscover(ctx context.Context, r io.Reader, names NodeNameMap, warn
 		cur, err = node(guid, sw, string(m.typ) == "Rt", ibCaDesc(m.rest), line, true)
 		return err
 	}
-	prevLine := 0 // the last line that is not blank or a comment
+	prevLine := 0        // the last line that is not blank or a comment
+	var portsM [9][]byte // ibPortsLine's pieces of a line
 	for sc.Scan() {
 		line++
 		if err := stopped(ctx, line); err != nil {
 			return nil, err
 		}
-		// The line is read in the scanner's buffer; made a string only when it is
-		// none of the port lines and "key=value" lines that are most of a dump
-		// (a string a line allocated the file's size again: docs/reliability.md,
-		// wt-fabricmem). Pieces kept are copied (node).
+		// The line is read in the scanner's buffer, never made a string (a string
+		// a line allocated the file's size again: docs/reliability.md,
+		// wt-fabricmem); what is kept of it is copied (node, the first message).
 		b := sc.Bytes()
 		if line == 1 {
 			b = bytes.TrimPrefix(b, []byte(textin.BOM)) // as DetectGraphFormat skips it
@@ -709,92 +734,72 @@ func readIBNetDiscover(ctx context.Context, r io.Reader, names NodeNameMap, warn
 		}
 		prev := prevLine
 		prevLine = line
-		if !ibDiagCandidate(b) {
-			// As the switch below reads them: neither a message nor, by their
-			// first byte, any line it tries before a "key=value" one.
-			if b[0] == '[' {
-				if err := portLine(b); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			if m, ok := ibNodeLine(b); ok {
-				if err := nodeLine(m); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			if bytes.IndexByte([]byte("SCR?<>DLH"), b[0]) < 0 && bytes.IndexByte(b, '=') >= 0 {
-				continue
-			}
-		}
-		t := string(b)
 		// Each pattern is tried only on the lines that can start as it does (the
 		// regular expressions are anchored at a literal start): a 10^5-host dump
 		// is millions of port lines, each tried against every pattern before.
-		var portsM []string
-		c := t[0]
+		c := b[0]
 		nodeM, isNode := ibNodeLine(b)
+		portsOK := false
 		if !isNode && (c == 'C' || c == 'S' || c == 'R' || c == '?') {
-			portsM, _ = ibPortsLine(t) // a connected port's line of -p (ibPOpen matches it)
+			portsOK = ibPortsLine(b, &portsM) // a connected port's line of -p (ibPOpen matches it)
 		}
 		switch {
-		case ibDiagCandidate(b) && ibDiagMsgRe.MatchString(t):
+		case ibDiagCandidate(b) && ibDiagMsgRe.Match(b):
 			// Standard error saved with the dump: what it says of the discovery is
 			// passed on (see the warning below), the line is no fabric.
 			if diagLines++; diagLines == 1 {
-				firstDiag, firstDiagText = line, t
+				firstDiag, firstDiagText = line, string(b)
 			}
 		case isNode:
 			if err := nodeLine(nodeM); err != nil {
 				return nil, err
 			}
-		case b[0] == '[':
+		case c == '[':
 			if err := portLine(b); err != nil {
 				return nil, err
 			}
-		case portsM != nil || (c == 'C' || c == 'S' || c == 'R' || c == '?') && ibPOpen.MatchString(t):
+		case portsOK || (c == 'C' || c == 'S' || c == 'R' || c == '?') && ibPOpen.Match(b):
 			if err := setForm("-p"); err != nil {
 				return nil, err
 			}
-			if !strings.HasSuffix(t, ")") && (strings.HasSuffix(t, "'") || !strings.Contains(t, " - ")) {
+			if !bytes.HasSuffix(b, []byte(")")) && (bytes.HasSuffix(b, []byte("'")) || !bytes.Contains(b, []byte(" - "))) {
 				// An unconnected port: "%36s'%s'" after its fields (ibnetdiscover.c
 				// 741), its description possibly holding " - "; a connected one ends
 				// in " )" (730).
 				continue
 			}
-			m := portsM
-			if m == nil {
-				m = ibPRe.FindStringSubmatch(t)
+			m := portsM[:]
+			if !portsOK {
+				m = ibPRe.FindSubmatch(b)
 			}
 			if m == nil {
-				return nil, fmt.Errorf("line %d: malformed ports-report line %q (want TYPE LID PORT 0xGUID ... - TYPE LID PORT 0xGUID ( 'desc' - 'desc' ))", line, textin.Clip(t))
+				return nil, fmt.Errorf("line %d: malformed ports-report line %q (want TYPE LID PORT 0xGUID ... - TYPE LID PORT 0xGUID ( 'desc' - 'desc' ))", line, textin.Clip(string(b)))
 			}
-			a, err := parseGUID(m[3])
+			a, err := hexGUID(m[3])
 			if err != nil {
 				return nil, fmt.Errorf("line %d: %w", line, err)
 			}
-			bGUID, err := parseGUID(m[6])
+			bGUID, err := hexGUID(m[6])
 			if err != nil {
 				return nil, fmt.Errorf("line %d: %w", line, err)
 			}
-			for _, end := range []struct {
+			for _, end := range [...]struct {
 				guid      uint64
-				typ, desc string
+				typ, desc []byte
 			}{{a, m[1], m[7]}, {bGUID, m[4], m[8]}} {
-				if end.typ == "??" {
+				if string(end.typ) == "??" {
 					unknown(end.guid)
 					continue
 				}
-				if _, err := node(end.guid, end.typ != "CA", end.typ == "RT", []byte(end.desc), line, false); err != nil {
+				if _, err := node(end.guid, string(end.typ) != "CA", string(end.typ) == "RT", end.desc, line, false); err != nil {
 					return nil, err
 				}
 			}
-			aPort8, err := ibPortNumber([]byte(m[2]))
+			aPort8, err := ibPortNumber(m[2])
 			if err != nil {
 				return nil, fmt.Errorf("line %d: %w", line, err)
 			}
-			bPort8, err := ibPortNumber([]byte(m[5]))
+			bPort8, err := ibPortNumber(m[5])
 			if err != nil {
 				return nil, fmt.Errorf("line %d: %w", line, err)
 			}
@@ -803,26 +808,26 @@ func readIBNetDiscover(ctx context.Context, r io.Reader, names NodeNameMap, warn
 				return nil, err
 			}
 			links.add(ibLink{a: a, b: bGUID, aPort: aPort8, bPort: bPort8, line: l})
-			if aPort := int(aPort8); m[1] == "CA" {
-				if k := len(run) - 1; k >= 0 && run[k].line == prev && runDesc == m[7] && aPort < run[k].port && a < run[k].guid && run[k].guid-a == uint64(run[k].port-aPort) {
+			if aPort := int(aPort8); string(m[1]) == "CA" {
+				if k := len(run) - 1; k >= 0 && run[k].line == prev && runDesc == string(m[7]) && aPort < run[k].port && a < run[k].guid && run[k].guid-a == uint64(run[k].port-aPort) {
 					run = append(run, runPort{a, aPort, line})
 				} else {
 					endRun()
-					run, runDesc = append(run, runPort{a, aPort, line}), m[7]
+					run, runDesc = append(run, runPort{a, aPort, line}), string(m[7])
 				}
 			}
-		case strings.HasPrefix(t, "< ") || strings.HasPrefix(t, "> "):
+		case bytes.HasPrefix(b, []byte("< ")) || bytes.HasPrefix(b, []byte("> ")):
 			// ibnetdiscover --diff marks the lines of each fabric "< " and "> "
 			// (ibnetdiscover.c 925-947).
 			return nil, fmt.Errorf("line %d: a difference of two fabrics (ibnetdiscover --diff, lines marked < and >), not a fabric; give ibnetdiscover's output without --diff", line)
-		case (c == 'S' || c == 'C' || c == 'R') && ibListRe.MatchString(t):
+		case (c == 'S' || c == 'C' || c == 'R') && ibListRe.Match(b):
 			return nil, fmt.Errorf("line %d: a node list (ibnetdiscover -l, -H, -S or -R) names nodes but no links; give ibnetdiscover's output without those options (the default form, or -p)", line)
-		case (c == 'D' || c == 'L') && ibProgressRe.MatchString(t), strings.HasPrefix(t, "Hostname: "):
+		case (c == 'D' || c == 'L') && ibProgressRe.Match(b), bytes.HasPrefix(b, []byte("Hostname: ")):
 			// ibnetdiscover -s's progress lines; -g's Xsigo chassis host name.
-		case strings.Contains(t, "="), strings.HasPrefix(t, "Non-Chassis"), strings.HasPrefix(t, "Chassis"):
+		case bytes.IndexByte(b, '=') >= 0, bytes.HasPrefix(b, []byte("Non-Chassis")), bytes.HasPrefix(b, []byte("Chassis")):
 			// vendid=, devid=, sysimgguid=, switchguid=, caguid=; grouping headers.
 		default:
-			return nil, fmt.Errorf("line %d: unrecognised line %q (not ibnetdiscover output?)", line, textin.Clip(t))
+			return nil, fmt.Errorf("line %d: unrecognised line %q (not ibnetdiscover output?)", line, textin.Clip(string(b)))
 		}
 	}
 	if err := sc.Err(); err != nil {

@@ -106,11 +106,15 @@ func TestIBPortsLineAsRegexp(t *testing.T) {
 	seen := 0
 	for range 200000 {
 		line := randomLine(r, pieces, 2)
-		m, ok := ibPortsLine(line)
-		if !ok {
+		var mb [9][]byte
+		if !ibPortsLine([]byte(line), &mb) {
 			continue
 		}
 		seen++
+		var m []string
+		for _, p := range mb {
+			m = append(m, string(p))
+		}
 		re := ibPRe.FindStringSubmatch(line)
 		if strings.Join(m, "|") != strings.Join(re, "|") {
 			t.Fatalf("%q: ibPortsLine read %q, the expression %q", line, m, re)
