@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/topo/hostlist"
@@ -989,8 +991,8 @@ func ibFabric(ctx context.Context, nodes map[uint64]*ibNode, order []uint64, lin
 					firstUnnamed = n
 				}
 			default:
-				if w := strings.Fields(n.desc); len(w) > 0 {
-					name = w[0]
+				if w := ibFirstWord(n.desc); w != "" {
+					name = w
 					if i := strings.IndexFunc(name, notHostNameRune); i >= 0 {
 						return nil, fmt.Errorf("line %d: CA %016x: the NodeDescription %q starts with %q, which holds %q and is no host name (letters, digits, '-', '_', '.'); name the CA by GUID with --node-name-map FILE", n.line, guid, textin.Clip(n.desc), textin.Clip(name), name[i:i+1])
 					}
@@ -1181,12 +1183,33 @@ func ibSharedDescError(nodes map[uint64]*ibNode, order []uint64, n *ibNode, firs
 // (rdma-ndd ran before the host had its name: CAs of several hosts may say so,
 // so they cannot be joined as one host's adapters).
 func ibNoHostName(desc string) bool {
-	w := strings.Fields(desc)
-	if len(w) == 0 || w[0] == "localhost" || w[0] == "localhost.localdomain" {
+	first := ibFirstWord(desc)
+	if first == "" || first == "localhost" || first == "localhost.localdomain" {
 		return true
 	}
 	// ibFirmwareDescRe's two alternatives start "MT" and end "Technologies".
-	return (strings.HasPrefix(w[0], "MT") || w[len(w)-1] == "Technologies") && ibFirmwareDescRe.MatchString(strings.Join(w, " "))
+	return (strings.HasPrefix(first, "MT") || ibLastWord(desc) == "Technologies") && ibFirmwareDescRe.MatchString(strings.Join(strings.Fields(desc), " "))
+}
+
+// ibFirstWord is strings.Fields(desc)[0], "" when desc has no word, without
+// the slice of every word (two a CA of a 10^5-host dump: docs/reliability.md,
+// wt-fabricmem).
+func ibFirstWord(desc string) string {
+	desc = strings.TrimLeftFunc(desc, unicode.IsSpace)
+	if i := strings.IndexFunc(desc, unicode.IsSpace); i >= 0 {
+		return desc[:i]
+	}
+	return desc
+}
+
+// ibLastWord is the last of strings.Fields(desc), "" when desc has no word.
+func ibLastWord(desc string) string {
+	desc = strings.TrimRightFunc(desc, unicode.IsSpace)
+	if i := strings.LastIndexFunc(desc, unicode.IsSpace); i >= 0 {
+		_, size := utf8.DecodeRuneInString(desc[i:])
+		return desc[i+size:]
+	}
+	return desc
 }
 
 // notHostNameRune reports whether r cannot be in a host name as rdma-ndd writes it

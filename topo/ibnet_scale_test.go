@@ -213,3 +213,26 @@ func TestIBNodeLineAsRegexp(t *testing.T) {
 		t.Fatalf("only %d of the random lines were node lines", seen)
 	}
 }
+
+// TestIBFirstLastWord: ibFirstWord and ibLastWord are the first and last of
+// strings.Fields, on random strings of words, ASCII and Unicode blanks (a
+// no-break space, U+0085, an ideographic space) and invalid UTF-8.
+func TestIBFirstLastWord(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 9))
+	parts := []string{"n01", "mlx5_0", " ", "\t", "\v", "\u00a0", "\u0085", "\u3000", "\xff", "\xc2", "é", "Technologies", ""}
+	for range 100000 {
+		var b strings.Builder
+		for range r.IntN(6) {
+			b.WriteString(parts[r.IntN(len(parts))])
+		}
+		s := b.String()
+		w := strings.Fields(s)
+		first, last := "", ""
+		if len(w) > 0 {
+			first, last = w[0], w[len(w)-1]
+		}
+		if ibFirstWord(s) != first || ibLastWord(s) != last {
+			t.Fatalf("%q: first %q last %q, strings.Fields %q", s, ibFirstWord(s), ibLastWord(s), w)
+		}
+	}
+}
