@@ -746,8 +746,8 @@ func refreadOPAReport(ctx context.Context, r io.Reader, names NodeNameMap, warn 
 	var order []uint64
 	var links []refibLink
 	var path []string // the open elements
-	var ports []opaPort
-	var port *opaPort
+	var ports []refopaPort
+	var port *refopaPort
 	var text []byte
 	summaries, linkCount := 0, -1
 	line := func() int { return d.line }
@@ -781,7 +781,7 @@ func refreadOPAReport(ctx context.Context, r io.Reader, names NodeNameMap, warn 
 			case depth == 2 && path[1] == "LinkSummary" && name == "Link":
 				ports, linkLine = ports[:0], line()
 			case depth == 3 && path[1] == "LinkSummary" && path[2] == "Link" && name == "Port":
-				ports = append(ports, opaPort{line: line()})
+				ports = append(ports, refopaPort{line: line()})
 				port = &ports[len(ports)-1]
 			}
 			path = append(path, name)
@@ -848,7 +848,7 @@ func refreadOPAReport(ctx context.Context, r io.Reader, names NodeNameMap, warn 
 	return refibFabric(ctx, nodes, order, links, names, warn, ibFabricText{tool: "opareport"})
 }
 
-func refopaNode(p *opaPort, nodes map[uint64]*ibNode, order *[]uint64) (*ibNode, int, error) {
+func refopaNode(p *refopaPort, nodes map[uint64]*ibNode, order *[]uint64) (*ibNode, int, error) {
 	if !p.hasGUID || p.guid == "" {
 		return nil, 0, fmt.Errorf("line %d: a <Port> without <NodeGUID> (a hand-written or opaxlattopology topology names ports by NodeDesc; give opareport -o topology of the running fabric)", p.line)
 	}
@@ -893,7 +893,7 @@ func refreadOPALinksText(ctx context.Context, data []byte, names NodeNameMap, wa
 	nodes := map[uint64]*ibNode{}
 	var order []uint64
 	var links []refibLink
-	var from *opaPort
+	var from *refopaPort
 	var fromNode *ibNode
 	var fromNum int
 	count, summary := -1, false
@@ -920,7 +920,7 @@ func refreadOPALinksText(ctx context.Context, data []byte, names NodeNameMap, wa
 			count, _ = strconv.Atoi(opaTextCountRe.FindStringSubmatch(t)[1])
 		case opaTextHeaderRe.MatchString(t), strings.Trim(t, "-") == "":
 		case m != nil:
-			p := &opaPort{guid: "0x" + m[2], hasGUID: true, num: m[3], typ: m[4], desc: m[5], line: line}
+			p := &refopaPort{guid: "0x" + m[2], hasGUID: true, num: m[3], typ: m[4], desc: m[5], line: line}
 			n, num, err := refopaNode(p, nodes, &order)
 			if err != nil {
 				return nil, err
@@ -995,6 +995,13 @@ func refibPortsLine(t string) (m []string, ok bool) {
 		return nil, false
 	}
 	return []string{t, f[0], f[2], f[3][2:], f[7], f[9], f[10][2:], d1, d2}, true
+}
+
+// refopaPort is opaPort as it was.
+type refopaPort struct {
+	guid, num, typ, typInt, desc string
+	hasGUID                      bool
+	line                         int
 }
 
 // CompareFabricReaders reads src as form ("ibnetdiscover", "subnet-lst" or

@@ -3,7 +3,6 @@ package topo
 import (
 	"bufio"
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/xml"
 	"errors"
@@ -21,8 +20,12 @@ import (
 // NodeType ("FI", "SW" or "??", StlNodeTypeToText) and NodeType_Int, and NodeDesc
 // (XmlPrintStrLen: XML-escaped, bytes above 0x7f and most control bytes as '!';
 // left out under opareport -N).
+//
+// The values are bytes reused from one <Link> to the next: a string each was 90
+// of the 212 MB a 131,072-host fabric's XML allocated (docs/reliability.md,
+// wt-fabricmem).
 type opaPort struct {
-	guid, num, typ, typInt, desc string
+	guid, num, typ, typInt, desc []byte
 	hasGUID                      bool
 	line                         int
 }
@@ -111,7 +114,13 @@ func readOPAReport(ctx context.Context, r io.Reader, names NodeNameMap, warn fun
 			case depth == 2 && path[1] == "LinkSummary" && name == "Link":
 				ports, linkLine = ports[:0], line()
 			case depth == 3 && path[1] == "LinkSummary" && path[2] == "Link" && name == "Port":
-				ports = append(ports, opaPort{line: line()})
+				if len(ports) < cap(ports) { // the buffers of an earlier link's port
+					ports = ports[:len(ports)+1]
+					p := &ports[len(ports)-1]
+					*p = opaPort{guid: p.guid[:0], num: p.num[:0], typ: p.typ[:0], typInt: p.typInt[:0], desc: p.desc[:0], line: line()}
+				} else {
+					ports = append(ports, opaPort{line: line()})
+				}
 				port = &ports[len(ports)-1]
 			}
 			path = append(path, name)
@@ -124,21 +133,21 @@ func readOPAReport(ctx context.Context, r io.Reader, names NodeNameMap, warn fun
 			continue
 		case xmlEnd:
 			depth := len(path) - 1 // of the element ending
-			v := string(bytes.TrimSpace(text))
+			v := bytes.TrimSpace(text)
 			switch {
 			case depth == 4 && port != nil:
 				switch name {
 				case "NodeGUID":
-					port.guid, port.hasGUID = v, true
+					port.guid, port.hasGUID = append(port.guid[:0], v...), true
 				case "PortNum":
-					port.num = v
+					port.num = append(port.num[:0], v...)
 				case "NodeType":
-					port.typ = v
+					port.typ = append(port.typ[:0], v...)
 				case "NodeType_Int":
-					port.typInt = v
+					port.typInt = append(port.typInt[:0], v...)
 				case "NodeDesc":
 					// The writer escapes the description whole; its blanks are its own.
-					port.desc = string(text)
+					port.desc = append(port.desc[:0], text...)
 				}
 			case depth == 3 && name == "Port":
 				port = nil
@@ -161,8 +170,8 @@ func readOPAReport(ctx context.Context, r io.Reader, names NodeNameMap, warn fun
 				}
 				links.add(ibLink{a: ends[0].guid, b: ends[1].guid, aPort: nums[0], bPort: nums[1], line: l})
 			case depth == 2 && name == "LinkCount" && path[1] == "LinkSummary":
-				if linkCount, err = strconv.Atoi(v); err != nil || linkCount < 0 {
-					return nil, fmt.Errorf("line %d: <LinkCount>%s</LinkCount> is no count", line(), textin.Clip(v))
+				if linkCount, err = strconv.Atoi(string(v)); err != nil || linkCount < 0 {
+					return nil, fmt.Errorf("line %d: <LinkCount>%s</LinkCount> is no count", line(), textin.Clip(string(v)))
 				}
 			}
 			path = path[:len(path)-1]
@@ -185,44 +194,49 @@ func readOPAReport(ctx context.Context, r io.Reader, names NodeNameMap, warn fun
 // opaNode returns the node of p (adding it to nodes and order when new) and p's
 // port number.
 func opaNode(p *opaPort, nodes map[uint64]*ibNode, order *[]uint64) (*ibNode, uint8, error) {
-	if !p.hasGUID || p.guid == "" {
+	if !p.hasGUID || len(p.guid) == 0 {
 		return nil, 0, fmt.Errorf("line %d: a <Port> without <NodeGUID> (a hand-written or opaxlattopology topology names ports by NodeDesc; give opareport -o topology of the running fabric)", p.line)
 	}
-	h, ok := strings.CutPrefix(p.guid, "0x")
+	h, ok := bytes.CutPrefix(p.guid, []byte("0x"))
 	if !ok {
-		return nil, 0, fmt.Errorf("line %d: <NodeGUID>%s</NodeGUID> is not 0x and a hexadecimal GUID", p.line, textin.Clip(p.guid))
+		return nil, 0, fmt.Errorf("line %d: <NodeGUID>%s</NodeGUID> is not 0x and a hexadecimal GUID", p.line, textin.Clip(string(p.guid)))
 	}
-	guid, err := parseGUID(h)
+	guid, err := hexGUID(h)
 	if err != nil {
 		return nil, 0, fmt.Errorf("line %d: %w", p.line, err)
 	}
-	num, err := strconv.ParseUint(p.num, 10, 8)
+	num, err := ibPortNumber(p.num)
 	if err != nil {
-		return nil, 0, fmt.Errorf("line %d: <PortNum>%s</PortNum> is not a port number (0 to 255)", p.line, textin.Clip(p.num))
+		return nil, 0, fmt.Errorf("line %d: <PortNum>%s</PortNum> is not a port number (0 to 255)", p.line, textin.Clip(string(p.num)))
 	}
 	// NodeType is "FI" or "SW" (its NodeType_Int 1 or 2, STL_NODE_FI and
 	// STL_NODE_SW); Topology/topology.c reads either.
-	typ := p.typ
+	typ := string(p.typ)
 	if typ == "" {
-		typ = map[string]string{"1": "FI", "2": "SW"}[p.typInt]
+		switch string(p.typInt) {
+		case "1":
+			typ = "FI"
+		case "2":
+			typ = "SW"
+		}
 	}
 	if typ != "FI" && typ != "SW" {
-		return nil, 0, fmt.Errorf("line %d: node %016x of type %q (want FI or SW)", p.line, guid, textin.Clip(cmp.Or(p.typ, p.typInt)))
+		return nil, 0, fmt.Errorf("line %d: node %016x of type %q (want FI or SW)", p.line, guid, textin.Clip(string(typOr(p.typ, p.typInt))))
 	}
 	sw := typ == "SW"
 	if n, ok := nodes[guid]; ok {
 		if n.sw != sw {
 			return nil, 0, fmt.Errorf("line %d: node %016x is a %s here but a %s on line %d", p.line, guid, kind(sw), kind(n.sw), n.line)
 		}
-		if n.desc != p.desc {
-			return nil, 0, fmt.Errorf("line %d: node %016x is described %q here but %q on line %d", p.line, guid, textin.Clip(p.desc), textin.Clip(n.desc), n.line)
+		if n.desc != string(p.desc) {
+			return nil, 0, fmt.Errorf("line %d: node %016x is described %q here but %q on line %d", p.line, guid, textin.Clip(string(p.desc)), textin.Clip(n.desc), n.line)
 		}
-		return n, uint8(num), nil
+		return n, num, nil
 	}
-	n := &ibNode{sw: sw, guid: guid, desc: p.desc, line: p.line}
+	n := &ibNode{sw: sw, guid: guid, desc: string(p.desc), line: p.line}
 	nodes[guid] = n
 	*order = append(*order, guid)
-	return n, uint8(num), nil
+	return n, num, nil
 }
 
 // opaRoot reports whether data is XML whose document element is opareport's
@@ -290,7 +304,7 @@ func readOPALinksText(ctx context.Context, data []byte, names NodeNameMap, warn 
 			count, _ = strconv.Atoi(opaTextCountRe.FindStringSubmatch(t)[1])
 		case opaTextHeaderRe.MatchString(t), strings.Trim(t, "-") == "":
 		case m != nil:
-			p := &opaPort{guid: "0x" + m[2], hasGUID: true, num: m[3], typ: m[4], desc: m[5], line: line}
+			p := &opaPort{guid: []byte("0x" + m[2]), hasGUID: true, num: []byte(m[3]), typ: []byte(m[4]), desc: []byte(m[5]), line: line}
 			n, num, err := opaNode(p, nodes, &order)
 			if err != nil {
 				return nil, err
@@ -327,4 +341,12 @@ func readOPALinksText(ctx context.Context, data []byte, names NodeNameMap, warn 
 		return nil, fmt.Errorf("the Link Summary counts %d links but lists %d (a cut file?)", count, links.len())
 	}
 	return ibFabric(ctx, nodes, order, &links, names, warn, ibFabricText{tool: "opareport"})
+}
+
+// typOr is the first of a and b that is not empty (cmp.Or of bytes).
+func typOr(a, b []byte) []byte {
+	if len(a) > 0 {
+		return a
+	}
+	return b
 }
