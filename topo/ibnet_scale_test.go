@@ -3,6 +3,7 @@ package topo
 import (
 	"math/rand/v2"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -234,5 +235,49 @@ func TestIBFirstLastWord(t *testing.T) {
 		if ibFirstWord(s) != first || ibLastWord(s) != last {
 			t.Fatalf("%q: first %q last %q, strings.Fields %q", s, ibFirstWord(s), ibLastWord(s), w)
 		}
+	}
+}
+
+// TestIBLinksAsSlice: ibLinks keeps links as a slice grown by appends would
+// (their order, at, len), and deleteFunc removes as slices.DeleteFunc does, at
+// sizes around its chunk's (a dump's first chunk grows by appends, the others
+// are made whole).
+func TestIBLinksAsSlice(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, n := range []int{0, 1, ibLinkChunk - 1, ibLinkChunk, ibLinkChunk + 1, 2*ibLinkChunk + r.IntN(ibLinkChunk), 3 * ibLinkChunk} {
+		var ls ibLinks
+		var want []ibLink
+		for i := range n {
+			l := ibLink{a: r.Uint64(), b: r.Uint64(), line: uint32(i), aPort: uint8(r.IntN(256)), bPort: uint8(r.IntN(256))}
+			ls.add(l)
+			want = append(want, l)
+		}
+		check := func(what string) {
+			t.Helper()
+			if ls.len() != len(want) {
+				t.Fatalf("%d links %s: len %d, want %d", n, what, ls.len(), len(want))
+			}
+			i := 0
+			for k, l := range ls.all() {
+				if k != i || *l != want[i] || *ls.at(i) != want[i] {
+					t.Fatalf("%d links %s: link %d (index %d) %+v, at %+v, want %+v", n, what, i, k, *l, *ls.at(i), want[i])
+				}
+				i++
+			}
+			if i != len(want) {
+				t.Fatalf("%d links %s: all yields %d", n, what, i)
+			}
+		}
+		check("added")
+		del := func(l ibLink) bool { return l.aPort%3 == 0 }
+		ls.deleteFunc(func(l *ibLink) bool { return del(*l) })
+		want = slices.DeleteFunc(want, del)
+		check("after deleteFunc")
+		for i := range 2 * ibLinkChunk { // added after a deletion
+			l := ibLink{a: uint64(i), line: uint32(i)}
+			ls.add(l)
+			want = append(want, l)
+		}
+		check("added after deleteFunc")
 	}
 }
