@@ -585,7 +585,8 @@ const maxIBNetLine = 16 << 20
 // warning: the discovery met errors and may have missed nodes.
 //
 // Errors name the line: a node block given twice, a link to a GUID with no node block
-// (default form), a malformed line, a node list (-l, -H, -S, -R: no links), two CAs
+// (default form), a malformed line, a port number above 255 (InfiniBand's are 8
+// bits), a node list (-l, -H, -S, -R: no links), two CAs
 // named by one identical NodeDescription other than a firmware default (one copied
 // onto several machines: the error names every CA that carries it, and
 // --node-name-map names them).
