@@ -184,6 +184,10 @@ func FuzzReadIBNetDiscover(f *testing.F) {
 	f.Add("src/query_smp.c:195; umad (DR path slid 0; dlid 0; 0,1,1,31 Attr 0x11:0) bad status 110; Connection timed out\n" + ibFormsBase + "ibwarn: [1] f: x\n")
 	f.Add("\ufeff" + ibFormsBase) // TestIBNetDiscoverByteOrderMark
 	f.Fuzz(func(t *testing.T, src string) {
+		// As the reader before wt-fabricmem read it (fabricref_test.go).
+		if _, diff := CompareFabricReaders("ibnetdiscover", []byte(src), nil); diff != nil {
+			t.Fatalf("%.300q: %v", src, diff)
+		}
 		g, err := ReadIBNetDiscover(strings.NewReader(src), nil)
 		if err != nil {
 			return

@@ -227,6 +227,10 @@ func FuzzReadSubnetLst(f *testing.F) {
 	f.Add(lstLine("SW", 0xa1, "leaf {1}", 1, "CA-SM", 0xc1, "n1 {mlx5_0}", 1))
 	f.Add(lstLine("Rt", 0xa1, "} LID:0001 PN:01 }", 1, "CA", 0xc1, "n1", 1))
 	f.Fuzz(func(t *testing.T, src string) {
+		// As the reader before wt-fabricmem read it (fabricref_test.go).
+		if _, diff := CompareFabricReaders("subnet-lst", []byte(src), nil); diff != nil {
+			t.Fatalf("%.300q: %v", src, diff)
+		}
 		g, err := ReadSubnetLst(strings.NewReader(src), nil)
 		if err != nil {
 			checkReaderError(t, src, err)
@@ -243,6 +247,10 @@ func FuzzReadOPAReport(f *testing.F) {
 	f.Add(readFile(f, "testdata/fattree.opareport-links.txt"))
 	f.Add("Link Summary\n1 Links in Fabric:\n 25g 0x00000000000000a1   1 SW   edge1\n<->  0x00000000000000c1   1 FI   n1 hfi1_0\n")
 	f.Fuzz(func(t *testing.T, src string) {
+		// As the reader before wt-fabricmem read it (fabricref_test.go).
+		if _, diff := CompareFabricReaders("opareport", []byte(src), nil); diff != nil {
+			t.Fatalf("%.300q: %v", src, diff)
+		}
 		g, err := ReadOPAReport(strings.NewReader(src), nil)
 		if err != nil {
 			checkReaderError(t, src, err)

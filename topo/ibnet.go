@@ -2,13 +2,18 @@ package topo
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
+	"iter"
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/topo/hostlist"
@@ -170,24 +175,24 @@ var (
 // alternative starts "ibwarn: " or "ibpanic: " or holds ": iberror: " or ".c:".
 // (The expression is tried only then: on every line of a large dump it cost more
 // than the rest of the reading.)
-func ibDiagCandidate(t string) bool {
-	return strings.HasPrefix(t, "ib") || strings.Contains(t, ": iberror: ") || strings.Contains(t, ".c:")
+func ibDiagCandidate(t []byte) bool {
+	return bytes.HasPrefix(t, []byte("ib")) || bytes.Contains(t, []byte(": iberror: ")) || bytes.Contains(t, []byte(".c:"))
 }
 
 // ibPortMatch is what ibPortLine reads of a port line of the default form.
 type ibPortMatch struct {
-	port, peerGUID, peerPort string
-	peerKind                 byte // 'S', 'H', 'R' or '?'
+	port, peerGUID, peerPort []byte // pieces of the line
+	peerKind                 byte   // 'S', 'H', 'R' or '?'
 }
 
 // ibPortLine reads a port line of the default form: "[p]", -g's "[ext N]", a CA's
 // "(portguid)" with or without 0x, blanks, then the peer "K-<guid>"[q] and anything
 // after (the comment). It reads what `^\[(\d+)\](?:\[ext \d+\])?(?:\((?:0x)?[0-9a-fA-F]+\))?\s*"([SHR?])-([0-9a-fA-F]+)"\[(\d+)\]`
 // matches (TestIBPortLineAsRegexp), without the regular expression's cost on the
-// millions of port lines of a 10^5-host dump.
-func ibPortLine(t string) (m ibPortMatch, ok bool) {
+// millions of port lines of a 10^5-host dump, nor a string made of each.
+func ibPortLine(t []byte) (m ibPortMatch, ok bool) {
 	i := 0
-	span := func(in func(byte) bool) string {
+	span := func(in func(byte) bool) []byte {
 		j := i
 		for i < len(t) && in(t[i]) {
 			i++
@@ -204,20 +209,20 @@ func ibPortLine(t string) (m ibPortMatch, ok bool) {
 	if !at('[') {
 		return m, false
 	}
-	if m.port = span(isDigit); m.port == "" || !at(']') {
+	if m.port = span(isDigit); len(m.port) == 0 || !at(']') {
 		return m, false
 	}
-	if strings.HasPrefix(t[i:], "[ext ") {
+	if bytes.HasPrefix(t[i:], []byte("[ext ")) {
 		i += len("[ext ")
-		if span(isDigit) == "" || !at(']') {
+		if len(span(isDigit)) == 0 || !at(']') {
 			return m, false // the optional group cannot be skipped either: '"' must follow
 		}
 	}
 	if at('(') {
-		if strings.HasPrefix(t[i:], "0x") && i+2 < len(t) && isHex(t[i+2]) {
+		if bytes.HasPrefix(t[i:], []byte("0x")) && i+2 < len(t) && isHex(t[i+2]) {
 			i += 2
 		}
-		if span(isHex) == "" || !at(')') {
+		if len(span(isHex)) == 0 || !at(')') {
 			return m, false
 		}
 	}
@@ -230,10 +235,10 @@ func ibPortLine(t string) (m ibPortMatch, ok bool) {
 	if !at('-') {
 		return m, false
 	}
-	if m.peerGUID = span(isHex); m.peerGUID == "" || !at('"') || !at('[') {
+	if m.peerGUID = span(isHex); len(m.peerGUID) == 0 || !at('"') || !at('[') {
 		return m, false
 	}
-	if m.peerPort = span(isDigit); m.peerPort == "" || !at(']') {
+	if m.peerPort = span(isDigit); len(m.peerPort) == 0 || !at(']') {
 		return m, false
 	}
 	return m, true
@@ -243,51 +248,122 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 func isHex(c byte) bool { return isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
 
+// hexGUID is parseGUID of hexadecimal digits in a line's buffer, without making
+// them a string (but for the error, which parseGUID words).
+func hexGUID(b []byte) (uint64, error) {
+	var v uint64
+	for _, c := range b {
+		var d byte
+		switch {
+		case c >= '0' && c <= '9':
+			d = c - '0'
+		case c >= 'a' && c <= 'f':
+			d = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			d = c - 'A' + 10
+		default:
+			return parseGUID(string(b))
+		}
+		if v>>60 != 0 {
+			return parseGUID(string(b)) // more than 64 bits
+		}
+		v = v<<4 | uint64(d)
+	}
+	if len(b) == 0 {
+		return parseGUID("")
+	}
+	return v, nil
+}
+
+// ibPortNumber reads a port number of ibnetdiscover's (decimal digits): 0 to 255,
+// as NodeInfo's NumPorts and every port number of InfiniBand are 8 bits.
+func ibPortNumber(b []byte) (uint8, error) {
+	v := 0
+	for _, c := range b {
+		if !isDigit(c) {
+			v = -1
+			break
+		}
+		if v = v*10 + int(c-'0'); v > 255 {
+			break
+		}
+	}
+	if len(b) == 0 || v < 0 || v > 255 {
+		return 0, fmt.Errorf("port %q is no port number (0 to 255)", textin.Clip(string(b)))
+	}
+	return uint8(v), nil
+}
+
 // ibPortsLine reads a connected port's line of the -p report in the shape
 // ibnetdiscover prints it ("%2s %5d %2d 0x%016x %s %s - %2s %5d %2d 0x%016x ( '%s' -
 // '%s' )": eleven fields, then the two descriptions joined by the line's only
-// "' -"), returning what ibPRe.FindStringSubmatch would; ok is false for any other
-// shape, which ibPRe then reads (TestIBPortsLineAsRegexp).
-func ibPortsLine(t string) (m []string, ok bool) {
-	k := strings.Index(t, " ( '")
+// "' -"), into m what ibPRe.FindSubmatch would, pieces of t; ok is false for any
+// other shape, which ibPRe then reads (TestIBPortsLineAsRegexp).
+func ibPortsLine(t []byte, m *[9][]byte) (ok bool) {
+	k := bytes.Index(t, []byte(" ( '"))
 	if k < 0 {
-		return nil, false
+		return false
 	}
 	head := t[:k]
-	for i := range len(head) {
-		if c := head[i]; c != ' ' && (c < 0x21 || c > 0x7e) {
-			return nil, false // blanks other than spaces: split as ibPRe splits them
+	var f [11][]byte // head's fields: only spaces split it (below)
+	n := 0
+	for i := 0; i < len(head); {
+		c := head[i]
+		if c != ' ' && (c < 0x21 || c > 0x7e) {
+			return false // blanks other than spaces: split as ibPRe splits them
 		}
+		if c == ' ' {
+			i++
+			continue
+		}
+		j := i
+		for j < len(head) && head[j] != ' ' {
+			if c := head[j]; c < 0x21 || c > 0x7e {
+				return false
+			}
+			j++
+		}
+		if n == len(f) {
+			return false
+		}
+		f[n], n, i = head[i:j], n+1, j
 	}
-	f := strings.Fields(head)
-	if len(f) != 11 || f[6] != "-" || f[4] == "-" || f[5] == "-" {
-		return nil, false
+	if n != 11 || string(f[6]) != "-" || string(f[4]) == "-" || string(f[5]) == "-" {
+		return false
 	}
 	for _, e := range [2]int{0, 7} {
-		switch f[e] {
+		switch string(f[e]) {
 		case "CA", "SW", "RT", "??":
 		default:
-			return nil, false
+			return false
 		}
-		for _, n := range f[e+1 : e+3] {
-			if strings.IndexFunc(n, func(r rune) bool { return r < '0' || r > '9' }) >= 0 {
-				return nil, false
+		for _, num := range f[e+1 : e+3] {
+			for _, c := range num {
+				if !isDigit(c) {
+					return false
+				}
 			}
 		}
-		h, ok := strings.CutPrefix(f[e+3], "0x")
-		if !ok || h == "" || strings.IndexFunc(h, func(r rune) bool { return r > 0x7f || !isHex(byte(r)) }) >= 0 {
-			return nil, false
+		h, ok := bytes.CutPrefix(f[e+3], []byte("0x"))
+		if !ok || len(h) == 0 {
+			return false
+		}
+		for _, c := range h {
+			if !isHex(c) {
+				return false
+			}
 		}
 	}
-	body, ok := strings.CutSuffix(strings.TrimRight(t[k+len(" ( '"):], " \t\n\f\r"), "' )")
-	if !ok || strings.Count(body, "'") != 2 {
-		return nil, false
+	body, ok := bytes.CutSuffix(bytes.TrimRight(t[k+len(" ( '"):], " \t\n\f\r"), []byte("' )"))
+	if !ok || bytes.Count(body, []byte("'")) != 2 {
+		return false
 	}
-	d1, d2, ok := strings.Cut(body, "' - '")
+	d1, d2, ok := bytes.Cut(body, []byte("' - '"))
 	if !ok {
-		return nil, false
+		return false
 	}
-	return []string{t, f[0], f[2], f[3][2:], f[7], f[9], f[10][2:], d1, d2}, true
+	*m = [9][]byte{t, f[0], f[2], f[3][2:], f[7], f[9], f[10][2:], d1, d2}
+	return true
 }
 
 // ibNode is one node of an ibnetdiscover dump.
@@ -297,14 +373,94 @@ type ibNode struct {
 	guid   uint64
 	desc   string
 	line   int
+	// Set by ibFabric: the node's vertex name (named false for an aggregation
+	// node, which gets none) and its vertex's slot there (hosts of several CAs
+	// share one).
+	vname string
+	named bool
+	slot  int32
 }
 
 // ibLink is a cable: the GUIDs and port numbers of its ends (in the -p form the
-// GUIDs are port GUIDs).
+// GUIDs are port GUIDs) and the line that lists it. 24 bytes: a 10^5-host dump
+// lists about 10^6 of them (docs/reliability.md, wt-fabricmem).
 type ibLink struct {
 	a, b         uint64
-	aPort, bPort int
-	line         int
+	line         uint32
+	aPort, bPort uint8
+}
+
+// ibLinks is a dump's links in their order, in chunks of ibLinkChunk that are
+// never copied: a slice grown by appends allocated 5 times its final size (205
+// MB for the 10^6 port lines of a 131,072-host fat tree's ibnetdiscover dump).
+type ibLinks struct {
+	chunks [][]ibLink // every chunk but the last holds ibLinkChunk links
+	n      int
+}
+
+const ibLinkChunk = 1 << 13
+
+// add appends l.
+func (ls *ibLinks) add(l ibLink) {
+	k := len(ls.chunks) - 1
+	if k < 0 || len(ls.chunks[k]) == ibLinkChunk {
+		// The first chunk grows by appends (a small dump's stays small), the
+		// others are made whole.
+		c := []ibLink(nil)
+		if k >= 0 {
+			c = make([]ibLink, 0, ibLinkChunk)
+		}
+		ls.chunks = append(ls.chunks, c)
+		k++
+	}
+	ls.chunks[k] = append(ls.chunks[k], l)
+	ls.n++
+}
+
+// len returns the number of links.
+func (ls *ibLinks) len() int { return ls.n }
+
+// at returns the i-th link.
+func (ls *ibLinks) at(i int) *ibLink { return &ls.chunks[i/ibLinkChunk][i%ibLinkChunk] }
+
+// all yields the links in order, each with its index.
+func (ls *ibLinks) all() iter.Seq2[int, *ibLink] {
+	return func(yield func(int, *ibLink) bool) {
+		i := 0
+		for _, c := range ls.chunks {
+			for j := range c {
+				if !yield(i, &c[j]) {
+					return
+				}
+				i++
+			}
+		}
+	}
+}
+
+// deleteFunc removes the links del reports, keeping the order of the others.
+func (ls *ibLinks) deleteFunc(del func(*ibLink) bool) {
+	w := 0
+	for _, l := range ls.all() {
+		if !del(l) {
+			*ls.at(w) = *l
+			w++
+		}
+	}
+	ls.n = w
+	ls.chunks = ls.chunks[:(w+ibLinkChunk-1)/ibLinkChunk]
+	if k := len(ls.chunks) - 1; k >= 0 {
+		ls.chunks[k] = ls.chunks[k][:w-k*ibLinkChunk]
+	}
+}
+
+// ibLineNumber is a line number as a link keeps it, or an error naming the line
+// when it does not fit (a dump of more than 4 x 10^9 lines).
+func ibLineNumber(line int) (uint32, error) {
+	if line < 0 || line > math.MaxUint32 {
+		return 0, fmt.Errorf("line %d: more lines than %d, the most read", line, uint32(math.MaxUint32))
+	}
+	return uint32(line), nil
 }
 
 // ibAggregationNode is what a Mellanox/NVIDIA Quantum switch's SHARP Aggregation
@@ -317,17 +473,78 @@ const ibAggregationNode = "Aggregation Node"
 // "H-<guid>": ibnetdiscover.c out_ca_detail prints `# "desc"`, then " (scp)" on a
 // Xsigo adapter with -g; the description is not escaped, so it runs from the first
 // '"' after the '#' to the last one of the line and may hold '"' and '#'.
-func ibCaDesc(rest string) string {
-	_, c, ok := strings.Cut(rest, "#")
-	if !ok {
-		return ""
+// It is a piece of rest (a line's string, or its bytes in the scanner's buffer).
+func ibCaDesc[T string | []byte](rest T) T {
+	h := -1
+	for i := 0; i < len(rest) && h < 0; i++ {
+		if rest[i] == '#' {
+			h = i
+		}
 	}
-	i, j := strings.IndexByte(c, '"'), strings.LastIndexByte(c, '"')
+	if h < 0 {
+		return rest[:0]
+	}
+	c := rest[h+1:]
+	i, j := -1, -1
+	for k := 0; k < len(c); k++ {
+		if c[k] == '"' {
+			if i < 0 {
+				i = k
+			}
+			j = k
+		}
+	}
 	if i < 0 || j <= i {
-		return ""
+		return rest[:0]
 	}
 	return c[i+1 : j]
 }
+
+// ibNodeMatch is what ibNodeLine reads of a node line of the default form.
+type ibNodeMatch struct {
+	typ, guid, rest []byte // "Switch", "Ca" or "Rt"; the GUID's digits; what follows its '"'
+	letter          byte   // of the GUID: 'S', 'H' or 'R'
+}
+
+// ibNodeLine reads a node line of the default form ("Switch 40 \"S-<guid>\" ...",
+// "Ca", "Rt") in a line's bytes: what ibNodeRe matches (TestIBNodeLineAsRegexp),
+// without the expression's cost nor a string made of the line.
+func ibNodeLine(t []byte) (m ibNodeMatch, ok bool) {
+	i := 0
+	switch {
+	case bytes.HasPrefix(t, []byte("Switch")):
+		i = len("Switch")
+	case bytes.HasPrefix(t, []byte("Ca")), bytes.HasPrefix(t, []byte("Rt")):
+		i = 2
+	default:
+		return m, false
+	}
+	m.typ = t[:i]
+	span := func(in func(byte) bool) int {
+		j := i
+		for i < len(t) && in(t[i]) {
+			i++
+		}
+		return i - j
+	}
+	if span(isREBlank) == 0 || span(isDigit) == 0 || span(isREBlank) == 0 {
+		return m, false
+	}
+	if len(t)-i < 3 || t[i] != '"' || (t[i+1] != 'S' && t[i+1] != 'H' && t[i+1] != 'R') || t[i+2] != '-' {
+		return m, false
+	}
+	m.letter = t[i+1]
+	i += 3
+	j := i
+	if span(isHex) == 0 || i >= len(t) || t[i] != '"' {
+		return m, false
+	}
+	m.guid, m.rest = t[j:i], t[i+1:]
+	return m, bytes.IndexByte(m.rest, '\n') < 0 // (.*)$
+}
+
+// isREBlank reports whether c is in the regular expressions' \s: [\t\n\f\r ].
+func isREBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' }
 
 // maxIBNetLine is the longest line of ibnetdiscover output ReadIBNetDiscover reads.
 const maxIBNetLine = 16 << 20
@@ -368,7 +585,8 @@ const maxIBNetLine = 16 << 20
 // warning: the discovery met errors and may have missed nodes.
 //
 // Errors name the line: a node block given twice, a link to a GUID with no node block
-// (default form), a malformed line, a node list (-l, -H, -S, -R: no links), two CAs
+// (default form), a malformed line, a port number above 255 (InfiniBand's are 8
+// bits), a node list (-l, -H, -S, -R: no links), two CAs
 // named by one identical NodeDescription other than a firmware default (one copied
 // onto several machines: the error names every CA that carries it, and
 // --node-name-map names them).
@@ -383,7 +601,7 @@ func readIBNetDiscover(ctx context.Context, r io.Reader, names NodeNameMap, warn
 	sc.Buffer(make([]byte, 64*1024), maxIBNetLine)
 	nodes := map[uint64]*ibNode{}
 	var order []uint64
-	var links []ibLink
+	var links ibLinks
 	line := 0
 	// Nodes of a type ibnetdiscover does not know (?? in -p, "?-GUID" as a peer in
 	// the default form): GUID -> the line of its first mention.
@@ -398,7 +616,7 @@ func readIBNetDiscover(ctx context.Context, r io.Reader, names NodeNameMap, warn
 	var cur *ibNode
 	form := ""
 	diagLines, firstDiag, firstDiagText := 0, 0, ""
-	node := func(guid uint64, sw, router bool, desc string, l int, declare bool) (*ibNode, error) {
+	node := func(guid uint64, sw, router bool, desc []byte, l int, declare bool) (*ibNode, error) {
 		n, ok := nodes[guid]
 		if ok {
 			if n.sw != sw {
@@ -409,9 +627,8 @@ func readIBNetDiscover(ctx context.Context, r io.Reader, names NodeNameMap, warn
 			}
 			return n, nil
 		}
-		// The description is a piece of the line: copied, so that the line is not
-		// kept with it.
-		n = &ibNode{sw: sw, router: router, guid: guid, desc: strings.Clone(desc), line: l}
+		// The description is a piece of the line: copied.
+		n = &ibNode{sw: sw, router: router, guid: guid, desc: string(desc), line: l}
 		nodes[guid] = n
 		order = append(order, guid)
 		return n, nil
@@ -450,18 +667,72 @@ func readIBNetDiscover(ctx context.Context, r io.Reader, names NodeNameMap, warn
 		}
 		run = run[:0]
 	}
-	prevLine := 0 // the last line that is not blank or a comment
+	// portLine reads a port line of the default form in the scanner's buffer.
+	portLine := func(b []byte) error {
+		if err := setForm("default"); err != nil {
+			return err
+		}
+		p, ok := ibPortLine(b)
+		if !ok {
+			return fmt.Errorf("line %d: malformed port line %q (want [PORT] \"S-GUID\"[PORT])", line, textin.Clip(string(b)))
+		}
+		if cur == nil {
+			return fmt.Errorf("line %d: port line before any Switch or Ca line", line)
+		}
+		peer, err := hexGUID(p.peerGUID)
+		if err != nil {
+			return fmt.Errorf("line %d: %w", line, err)
+		}
+		aPort, err := ibPortNumber(p.port)
+		if err != nil {
+			return fmt.Errorf("line %d: %w", line, err)
+		}
+		bPort, err := ibPortNumber(p.peerPort)
+		if err != nil {
+			return fmt.Errorf("line %d: %w", line, err)
+		}
+		l, err := ibLineNumber(line)
+		if err != nil {
+			return err
+		}
+		if p.peerKind == '?' {
+			unknown(peer)
+		}
+		links.add(ibLink{a: cur.guid, b: peer, aPort: aPort, bPort: bPort, line: l})
+		return nil
+	}
+	// nodeLine reads a node line of the default form.
+	nodeLine := func(m ibNodeMatch) error {
+		if err := setForm("default"); err != nil {
+			return err
+		}
+		guid, err := hexGUID(m.guid)
+		if err != nil {
+			return fmt.Errorf("line %d: %w", line, err)
+		}
+		sw := string(m.typ) != "Ca"
+		if sw != (m.letter != 'H') {
+			return fmt.Errorf("line %d: %s block with a %c- GUID", line, m.typ, m.letter)
+		}
+		cur, err = node(guid, sw, string(m.typ) == "Rt", ibCaDesc(m.rest), line, true)
+		return err
+	}
+	prevLine := 0        // the last line that is not blank or a comment
+	var portsM [9][]byte // ibPortsLine's pieces of a line
 	for sc.Scan() {
 		line++
 		if err := stopped(ctx, line); err != nil {
 			return nil, err
 		}
-		t := sc.Text()
+		// The line is read in the scanner's buffer, never made a string (a string
+		// a line allocated the file's size again: docs/reliability.md,
+		// wt-fabricmem); what is kept of it is copied (node, the first message).
+		b := sc.Bytes()
 		if line == 1 {
-			t = strings.TrimPrefix(t, textin.BOM) // as DetectGraphFormat skips it
+			b = bytes.TrimPrefix(b, []byte(textin.BOM)) // as DetectGraphFormat skips it
 		}
-		t = strings.TrimSpace(t)
-		if t == "" || t[0] == '#' {
+		b = bytes.TrimSpace(b)
+		if len(b) == 0 || b[0] == '#' {
 			continue
 		}
 		prev := prevLine
@@ -469,118 +740,97 @@ func readIBNetDiscover(ctx context.Context, r io.Reader, names NodeNameMap, warn
 		// Each pattern is tried only on the lines that can start as it does (the
 		// regular expressions are anchored at a literal start): a 10^5-host dump
 		// is millions of port lines, each tried against every pattern before.
-		var nodeM, portsM []string
-		c := t[0]
-		if c == 'S' || c == 'C' || c == 'R' {
-			nodeM = ibNodeRe.FindStringSubmatch(t)
-		}
-		if nodeM == nil && (c == 'C' || c == 'S' || c == 'R' || c == '?') {
-			portsM, _ = ibPortsLine(t) // a connected port's line of -p (ibPOpen matches it)
+		c := b[0]
+		nodeM, isNode := ibNodeLine(b)
+		portsOK := false
+		if !isNode && (c == 'C' || c == 'S' || c == 'R' || c == '?') {
+			portsOK = ibPortsLine(b, &portsM) // a connected port's line of -p (ibPOpen matches it)
 		}
 		switch {
-		case ibDiagCandidate(t) && ibDiagMsgRe.MatchString(t):
+		case ibDiagCandidate(b) && ibDiagMsgRe.Match(b):
 			// Standard error saved with the dump: what it says of the discovery is
 			// passed on (see the warning below), the line is no fabric.
 			if diagLines++; diagLines == 1 {
-				firstDiag, firstDiagText = line, t
+				firstDiag, firstDiagText = line, string(b)
 			}
-		case nodeM != nil:
-			if err := setForm("default"); err != nil {
+		case isNode:
+			if err := nodeLine(nodeM); err != nil {
 				return nil, err
 			}
-			m := nodeM
-			guid, err := parseGUID(m[4])
-			if err != nil {
-				return nil, fmt.Errorf("line %d: %w", line, err)
-			}
-			sw := m[1] != "Ca"
-			if sw != (m[3] != "H") {
-				return nil, fmt.Errorf("line %d: %s block with a %s- GUID", line, m[1], m[3])
-			}
-			if cur, err = node(guid, sw, m[1] == "Rt", ibCaDesc(m[5]), line, true); err != nil {
+		case c == '[':
+			if err := portLine(b); err != nil {
 				return nil, err
 			}
-		case strings.HasPrefix(t, "["):
-			if err := setForm("default"); err != nil {
-				return nil, err
-			}
-			p, ok := ibPortLine(t)
-			if !ok {
-				return nil, fmt.Errorf("line %d: malformed port line %q (want [PORT] \"S-GUID\"[PORT])", line, textin.Clip(t))
-			}
-			if cur == nil {
-				return nil, fmt.Errorf("line %d: port line before any Switch or Ca line", line)
-			}
-			peer, err := parseGUID(p.peerGUID)
-			if err != nil {
-				return nil, fmt.Errorf("line %d: %w", line, err)
-			}
-			aPort, _ := strconv.Atoi(p.port)
-			bPort, _ := strconv.Atoi(p.peerPort)
-			if p.peerKind == '?' {
-				unknown(peer)
-			}
-			links = append(links, ibLink{a: cur.guid, b: peer, aPort: aPort, bPort: bPort, line: line})
-		case portsM != nil || (c == 'C' || c == 'S' || c == 'R' || c == '?') && ibPOpen.MatchString(t):
+		case portsOK || (c == 'C' || c == 'S' || c == 'R' || c == '?') && ibPOpen.Match(b):
 			if err := setForm("-p"); err != nil {
 				return nil, err
 			}
-			if !strings.HasSuffix(t, ")") && (strings.HasSuffix(t, "'") || !strings.Contains(t, " - ")) {
+			if !bytes.HasSuffix(b, []byte(")")) && (bytes.HasSuffix(b, []byte("'")) || !bytes.Contains(b, []byte(" - "))) {
 				// An unconnected port: "%36s'%s'" after its fields (ibnetdiscover.c
 				// 741), its description possibly holding " - "; a connected one ends
 				// in " )" (730).
 				continue
 			}
-			m := portsM
-			if m == nil {
-				m = ibPRe.FindStringSubmatch(t)
+			m := portsM[:]
+			if !portsOK {
+				m = ibPRe.FindSubmatch(b)
 			}
 			if m == nil {
-				return nil, fmt.Errorf("line %d: malformed ports-report line %q (want TYPE LID PORT 0xGUID ... - TYPE LID PORT 0xGUID ( 'desc' - 'desc' ))", line, textin.Clip(t))
+				return nil, fmt.Errorf("line %d: malformed ports-report line %q (want TYPE LID PORT 0xGUID ... - TYPE LID PORT 0xGUID ( 'desc' - 'desc' ))", line, textin.Clip(string(b)))
 			}
-			a, err := parseGUID(m[3])
+			a, err := hexGUID(m[3])
 			if err != nil {
 				return nil, fmt.Errorf("line %d: %w", line, err)
 			}
-			b, err := parseGUID(m[6])
+			bGUID, err := hexGUID(m[6])
 			if err != nil {
 				return nil, fmt.Errorf("line %d: %w", line, err)
 			}
-			for _, end := range []struct {
+			for _, end := range [...]struct {
 				guid      uint64
-				typ, desc string
-			}{{a, m[1], m[7]}, {b, m[4], m[8]}} {
-				if end.typ == "??" {
+				typ, desc []byte
+			}{{a, m[1], m[7]}, {bGUID, m[4], m[8]}} {
+				if string(end.typ) == "??" {
 					unknown(end.guid)
 					continue
 				}
-				if _, err := node(end.guid, end.typ != "CA", end.typ == "RT", end.desc, line, false); err != nil {
+				if _, err := node(end.guid, string(end.typ) != "CA", string(end.typ) == "RT", end.desc, line, false); err != nil {
 					return nil, err
 				}
 			}
-			aPort, _ := strconv.Atoi(m[2])
-			bPort, _ := strconv.Atoi(m[5])
-			links = append(links, ibLink{a: a, b: b, aPort: aPort, bPort: bPort, line: line})
-			if m[1] == "CA" {
-				if k := len(run) - 1; k >= 0 && run[k].line == prev && runDesc == m[7] && aPort < run[k].port && a < run[k].guid && run[k].guid-a == uint64(run[k].port-aPort) {
+			aPort8, err := ibPortNumber(m[2])
+			if err != nil {
+				return nil, fmt.Errorf("line %d: %w", line, err)
+			}
+			bPort8, err := ibPortNumber(m[5])
+			if err != nil {
+				return nil, fmt.Errorf("line %d: %w", line, err)
+			}
+			l, err := ibLineNumber(line)
+			if err != nil {
+				return nil, err
+			}
+			links.add(ibLink{a: a, b: bGUID, aPort: aPort8, bPort: bPort8, line: l})
+			if aPort := int(aPort8); string(m[1]) == "CA" {
+				if k := len(run) - 1; k >= 0 && run[k].line == prev && runDesc == string(m[7]) && aPort < run[k].port && a < run[k].guid && run[k].guid-a == uint64(run[k].port-aPort) {
 					run = append(run, runPort{a, aPort, line})
 				} else {
 					endRun()
-					run, runDesc = append(run, runPort{a, aPort, line}), m[7]
+					run, runDesc = append(run, runPort{a, aPort, line}), string(m[7])
 				}
 			}
-		case strings.HasPrefix(t, "< ") || strings.HasPrefix(t, "> "):
+		case bytes.HasPrefix(b, []byte("< ")) || bytes.HasPrefix(b, []byte("> ")):
 			// ibnetdiscover --diff marks the lines of each fabric "< " and "> "
 			// (ibnetdiscover.c 925-947).
 			return nil, fmt.Errorf("line %d: a difference of two fabrics (ibnetdiscover --diff, lines marked < and >), not a fabric; give ibnetdiscover's output without --diff", line)
-		case (c == 'S' || c == 'C' || c == 'R') && ibListRe.MatchString(t):
+		case (c == 'S' || c == 'C' || c == 'R') && ibListRe.Match(b):
 			return nil, fmt.Errorf("line %d: a node list (ibnetdiscover -l, -H, -S or -R) names nodes but no links; give ibnetdiscover's output without those options (the default form, or -p)", line)
-		case (c == 'D' || c == 'L') && ibProgressRe.MatchString(t), strings.HasPrefix(t, "Hostname: "):
+		case (c == 'D' || c == 'L') && ibProgressRe.Match(b), bytes.HasPrefix(b, []byte("Hostname: ")):
 			// ibnetdiscover -s's progress lines; -g's Xsigo chassis host name.
-		case strings.Contains(t, "="), strings.HasPrefix(t, "Non-Chassis"), strings.HasPrefix(t, "Chassis"):
+		case bytes.IndexByte(b, '=') >= 0, bytes.HasPrefix(b, []byte("Non-Chassis")), bytes.HasPrefix(b, []byte("Chassis")):
 			// vendid=, devid=, sysimgguid=, switchguid=, caguid=; grouping headers.
 		default:
-			return nil, fmt.Errorf("line %d: unrecognised line %q (not ibnetdiscover output?)", line, textin.Clip(t))
+			return nil, fmt.Errorf("line %d: unrecognised line %q (not ibnetdiscover output?)", line, textin.Clip(string(b)))
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -588,12 +838,12 @@ func readIBNetDiscover(ctx context.Context, r io.Reader, names NodeNameMap, warn
 	}
 	endRun()
 	if len(joined) > 0 {
-		for i := range links {
-			if g, ok := joined[links[i].a]; ok {
-				links[i].a = g
+		for _, l := range links.all() {
+			if g, ok := joined[l.a]; ok {
+				l.a = g
 			}
-			if g, ok := joined[links[i].b]; ok {
-				links[i].b = g
+			if g, ok := joined[l.b]; ok {
+				l.b = g
 			}
 		}
 		for g := range joined {
@@ -621,7 +871,7 @@ func readIBNetDiscover(ctx context.Context, r io.Reader, names NodeNameMap, warn
 	peersOf := map[uint64][]uint64{}
 	if len(unknownOrder) > 0 {
 		seen := map[[2]uint64]bool{}
-		for _, l := range links {
+		for _, l := range links.all() {
 			for _, guid := range [2]uint64{l.a, l.b} {
 				if _, u := unknownType[guid]; !u {
 					continue
@@ -644,7 +894,7 @@ func readIBNetDiscover(ctx context.Context, r io.Reader, names NodeNameMap, warn
 		unknownLeaves++
 	}
 	if unknownLeaves > 0 {
-		links = slices.DeleteFunc(links, func(l ibLink) bool {
+		links.deleteFunc(func(l *ibLink) bool {
 			_, a := unknownType[l.a]
 			_, b := unknownType[l.b]
 			return a || b
@@ -655,7 +905,7 @@ func readIBNetDiscover(ctx context.Context, r io.Reader, names NodeNameMap, warn
 		text.dupHint = " (or, in this -p report of port GUIDs, two cabled ports of one adapter whose lines do not show it: give ibnetdiscover's default form)"
 		text.unnamedHint = "; in this -p report the GUIDs are ports': a CA is named by its lowest cabled port's, and two cabled ports of one such adapter are one host only where their lines show it (one after the other, port GUIDs apart as their ports), else two (the default form names the adapter)"
 	}
-	g, err := ibFabric(ctx, nodes, order, links, names, warn, text)
+	g, err := ibFabric(ctx, nodes, order, &links, names, warn, text)
 	if err != nil {
 		return nil, err
 	}
@@ -690,14 +940,27 @@ type ibFabricText struct {
 // discovery order, OpenSM's and opareport's GUID order), thus gives one Graph,
 // and the orderings that break ties by node index (rcm, bfs, the local search's
 // starts) one ranking file; the node-name-map, which renames, can renumber.
-func ibFabric(ctx context.Context, nodes map[uint64]*ibNode, order []uint64, links []ibLink, names NodeNameMap, warn func(string), text ibFabricText) (*Graph, error) {
+func ibFabric(ctx context.Context, nodes map[uint64]*ibNode, order []uint64, links *ibLinks, names NodeNameMap, warn func(string), text ibFabricText) (*Graph, error) {
 	// Names: hosts by the map or their description's first word, switches by the map
-	// or their GUID. Aggregation nodes get none: they are left out.
-	f := NewFabric()
-	vname := map[uint64]string{}
-	named := map[string]bool{} // vertex name -> whether a switch
-	var hostNames, switchNames []string
-	descLine := map[string]int{} // NodeDescription naming a host -> the line of its first CA
+	// or their GUID. Aggregation nodes get none: they are left out. Each vertex
+	// name has a slot (a host of several CAs one), which holds what is known of it.
+	type railKey struct {
+		desc string
+		guid uint64
+		port int
+	}
+	type slot struct {
+		rail       *ibNode // the host end of its first rail's cable (below): its CA,
+		railPort   uint8   // and port,
+		railSwitch *ibNode // and the switch it reaches
+		sw         bool
+		dual       bool // a cable of another rail, to another switch, was met
+	}
+	named := make(map[string]int32, len(order)) // vertex name -> its slot
+	slots := make([]slot, 0, len(order)+1)      // and one for aggregation nodes (below)
+	hostNames := make([]string, 0, len(order))
+	var switchNames []string
+	descLine := make(map[string]int, len(order)) // NodeDescription naming a host -> the line of its first CA
 	aggregation := 0
 	unnamed, firstUnnamed := 0, (*ibNode)(nil) // CAs without a host name in their description
 	for _, pass := range []bool{false, true} { // hosts first, then switches
@@ -709,6 +972,7 @@ func ibFabric(ctx context.Context, nodes map[uint64]*ibNode, order []uint64, lin
 			if n.sw != pass {
 				continue
 			}
+			n.vname, n.named, n.slot = "", false, -1
 			if !n.sw && strings.Contains(n.desc, ibAggregationNode) {
 				aggregation++ // even when the map names it (maps list every GUID)
 				continue
@@ -728,8 +992,8 @@ func ibFabric(ctx context.Context, nodes map[uint64]*ibNode, order []uint64, lin
 					firstUnnamed = n
 				}
 			default:
-				if w := strings.Fields(n.desc); len(w) > 0 {
-					name = w[0]
+				if w := ibFirstWord(n.desc); w != "" {
+					name = w
 					if i := strings.IndexFunc(name, notHostNameRune); i >= 0 {
 						return nil, fmt.Errorf("line %d: CA %016x: the NodeDescription %q starts with %q, which holds %q and is no host name (letters, digits, '-', '_', '.'); name the CA by GUID with --node-name-map FILE", n.line, guid, textin.Clip(n.desc), textin.Clip(name), name[i:i+1])
 					}
@@ -739,15 +1003,18 @@ func ibFabric(ctx context.Context, nodes map[uint64]*ibNode, order []uint64, lin
 					descLine[n.desc] = n.line
 				}
 			}
-			vname[guid] = name
-			isSw, found := named[name]
+			n.vname, n.named = name, true
+			si, found := named[name]
 			switch {
-			case found && (isSw || n.sw):
-				return nil, fmt.Errorf("line %d: name %q of %s %016x is taken by another %s", n.line, textin.Clip(name), kind(n.sw), guid, kind(isSw))
+			case found && (slots[si].sw || n.sw):
+				return nil, fmt.Errorf("line %d: name %q of %s %016x is taken by another %s", n.line, textin.Clip(name), kind(n.sw), guid, kind(slots[si].sw))
 			case found:
+				n.slot = si
 				continue // a second HCA of the same host
 			}
-			named[name] = n.sw
+			n.slot = int32(len(slots))
+			named[name] = n.slot
+			slots = append(slots, slot{sw: n.sw})
 			if n.sw {
 				switchNames = append(switchNames, name)
 			} else {
@@ -760,10 +1027,24 @@ func ibFabric(ctx context.Context, nodes map[uint64]*ibNode, order []uint64, lin
 		// file's nodes (FuzzReadSubnetLst: two switches cabled together).
 		return nil, fmt.Errorf("no host in the %s file, switches or routers only (%d): jobs are placed on hosts (a CA, an FI of Omni-Path)", text.tool, len(switchNames))
 	}
+	// Aggregation nodes share the slot of the name "" (a map may give it; there
+	// is none otherwise): their cables are no host's rail.
+	noName, ok := named[""]
+	if !ok {
+		noName = int32(len(slots))
+		slots = append(slots, slot{})
+	}
+	for _, n := range nodes {
+		if !n.named {
+			n.slot = noName
+		}
+	}
 	// One numbering whatever the dump's order: hosts, then switches, each in Slurm's
 	// node name order (see ibFabric's doc comment).
 	slices.SortFunc(hostNames, hostlist.NaturalCompare)
 	slices.SortFunc(switchNames, hostlist.NaturalCompare)
+	f := NewFabric()
+	f.Grow(len(hostNames)+len(switchNames), links.len())
 	for _, name := range hostNames {
 		f.AddHost(name)
 	}
@@ -772,11 +1053,6 @@ func ibFabric(ctx context.Context, nodes map[uint64]*ibNode, order []uint64, lin
 	}
 	// Each host's first rail: of its cables to a switch, the one of least
 	// (NodeDescription, GUID, port) at the host's end.
-	type railKey struct {
-		desc string
-		guid uint64
-		port int
-	}
 	less := func(x, y railKey) bool {
 		if x.desc != y.desc {
 			return x.desc < y.desc
@@ -786,60 +1062,59 @@ func ibFabric(ctx context.Context, nodes map[uint64]*ibNode, order []uint64, lin
 		}
 		return x.port < y.port
 	}
-	// hostEnd returns the host end of a link between a host and a switch.
-	hostEnd := func(l ibLink) (railKey, bool) {
+	// hostEnd returns the host end of a link between a host and a switch, the
+	// host's node and the switch's.
+	hostEnd := func(l *ibLink) (railKey, *ibNode, *ibNode, bool) {
 		a, b := nodes[l.a], nodes[l.b]
 		switch {
 		case a == nil || b == nil || a.sw == b.sw:
-			return railKey{}, false
+			return railKey{}, nil, nil, false
 		case a.sw:
-			return railKey{b.desc, b.guid, l.bPort}, true
+			return railKey{b.desc, b.guid, int(l.bPort)}, b, a, true
 		default:
-			return railKey{a.desc, a.guid, l.aPort}, true
+			return railKey{a.desc, a.guid, int(l.aPort)}, a, b, true
 		}
 	}
-	rail := map[string]railKey{}
-	railSwitch := map[string]uint64{} // host -> the switch its kept cable reaches
-	for i, l := range links {
+	for i, l := range links.all() {
 		if err := stopped(ctx, i); err != nil {
 			return nil, err
 		}
-		if k, ok := hostEnd(l); ok {
-			h := vname[k.guid]
-			if r, seen := rail[h]; !seen || less(k, r) {
-				rail[h] = k
-				railSwitch[h] = l.a ^ l.b ^ k.guid
+		if k, h, sw, ok := hostEnd(l); ok {
+			if s := &slots[h.slot]; s.rail == nil || less(k, railKey{s.rail.desc, s.rail.guid, int(s.railPort)}) {
+				s.rail, s.railPort, s.railSwitch = h, uint8(k.port), sw
 			}
 		}
 	}
-	dualRail := map[string]int{} // host -> the line of a cable it does not keep
-	var dualHosts []string
-	for i, l := range links {
+	var dualHosts []string // hosts with a cable they do not keep, the first's line below
+	dualLine := uint32(0)
+	for i, l := range links.all() {
 		if err := stopped(ctx, i); err != nil {
 			return nil, err
 		}
-		if _, ok := nodes[l.b]; !ok {
+		nb, ok := nodes[l.b]
+		if !ok {
 			return nil, fmt.Errorf("line %d: link to GUID %016x, which has no Switch or Ca block", l.line, l.b)
 		}
-		na, oka := vname[l.a]
-		nb, okb := vname[l.b]
-		if !oka || !okb {
+		na := nodes[l.a]
+		if na == nil || !na.named || !nb.named {
 			continue // an aggregation node's cable
 		}
-		if na == nb {
+		if na.vname == nb.vname {
 			continue // two HCAs of one host cabled together
 		}
-		if k, ok := hostEnd(l); ok {
-			h := vname[k.guid]
-			if k != rail[h] {
-				if _, seen := dualRail[h]; !seen && vname[l.a^l.b^k.guid] != vname[railSwitch[h]] {
-					dualRail[h] = l.line
-					dualHosts = append(dualHosts, h)
+		if k, h, sw, ok := hostEnd(l); ok {
+			if s := &slots[h.slot]; k != (railKey{s.rail.desc, s.rail.guid, int(s.railPort)}) {
+				if !s.dual && sw.vname != s.railSwitch.vname {
+					s.dual = true
+					if len(dualHosts) == 0 {
+						dualLine = l.line
+					}
+					dualHosts = append(dualHosts, h.vname)
 				}
 				continue // another rail's cable
 			}
 		}
-		if err := f.Link(na, nb); err != nil {
+		if err := f.Link(na.vname, nb.vname); err != nil {
 			return nil, fmt.Errorf("line %d: %w", l.line, err)
 		}
 	}
@@ -855,7 +1130,7 @@ func ibFabric(ctx context.Context, nodes map[uint64]*ibNode, order []uint64, lin
 			warn(fmt.Sprintf("%d CAs have no host name in their NodeDescription (none, the adapter firmware's default or localhost: rdma-ndd did not run on their hosts, or before they had their names; e.g. %q on line %d) and are named by GUID, each its own host (e.g. H-%016x), which no Slurm node is called; name them with --node-name-map FILE (0xGUID \"host\" lines), or run rdma-ndd on their hosts and rerun %s%s", unnamed, textin.Clip(firstUnnamed.desc), firstUnnamed.line, firstUnnamed.guid, text.tool, text.unnamedHint))
 		}
 		if len(dualHosts) > 0 {
-			warn(fmt.Sprintf("%d hosts have more than one cable to the fabric (dual rail or dual port), e.g. %s (line %d): each keeps the cable of its first adapter (NodeDescription order, then GUID, then port) and hop distances are that rail's", len(dualHosts), dualHosts[0], dualRail[dualHosts[0]]))
+			warn(fmt.Sprintf("%d hosts have more than one cable to the fabric (dual rail or dual port), e.g. %s (line %d): each keeps the cable of its first adapter (NodeDescription order, then GUID, then port) and hop distances are that rail's", len(dualHosts), dualHosts[0], dualLine))
 		}
 	}
 	return g, nil
@@ -909,12 +1184,33 @@ func ibSharedDescError(nodes map[uint64]*ibNode, order []uint64, n *ibNode, firs
 // (rdma-ndd ran before the host had its name: CAs of several hosts may say so,
 // so they cannot be joined as one host's adapters).
 func ibNoHostName(desc string) bool {
-	w := strings.Fields(desc)
-	if len(w) == 0 || w[0] == "localhost" || w[0] == "localhost.localdomain" {
+	first := ibFirstWord(desc)
+	if first == "" || first == "localhost" || first == "localhost.localdomain" {
 		return true
 	}
 	// ibFirmwareDescRe's two alternatives start "MT" and end "Technologies".
-	return (strings.HasPrefix(w[0], "MT") || w[len(w)-1] == "Technologies") && ibFirmwareDescRe.MatchString(strings.Join(w, " "))
+	return (strings.HasPrefix(first, "MT") || ibLastWord(desc) == "Technologies") && ibFirmwareDescRe.MatchString(strings.Join(strings.Fields(desc), " "))
+}
+
+// ibFirstWord is strings.Fields(desc)[0], "" when desc has no word, without
+// the slice of every word (two a CA of a 10^5-host dump: docs/reliability.md,
+// wt-fabricmem).
+func ibFirstWord(desc string) string {
+	desc = strings.TrimLeftFunc(desc, unicode.IsSpace)
+	if i := strings.IndexFunc(desc, unicode.IsSpace); i >= 0 {
+		return desc[:i]
+	}
+	return desc
+}
+
+// ibLastWord is the last of strings.Fields(desc), "" when desc has no word.
+func ibLastWord(desc string) string {
+	desc = strings.TrimRightFunc(desc, unicode.IsSpace)
+	if i := strings.LastIndexFunc(desc, unicode.IsSpace); i >= 0 {
+		_, size := utf8.DecodeRuneInString(desc[i:])
+		return desc[i+size:]
+	}
+	return desc
 }
 
 // notHostNameRune reports whether r cannot be in a host name as rdma-ndd writes it

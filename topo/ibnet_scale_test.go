@@ -3,6 +3,7 @@ package topo
 import (
 	"math/rand/v2"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -63,14 +64,14 @@ func TestIBPortLineAsRegexp(t *testing.T) {
 	seen := 0
 	for range 200000 {
 		line := randomLine(r, pieces, 2)
-		m, ok := ibPortLine(line)
+		m, ok := ibPortLine([]byte(line))
 		re := ibPortRe.FindStringSubmatch(line)
 		if ok != (re != nil) {
 			t.Fatalf("%q: ibPortLine ok=%v, the expression matches: %v", line, ok, re != nil)
 		}
 		if ok {
 			seen++
-			if got := []string{m.port, string(m.peerKind), m.peerGUID, m.peerPort}; strings.Join(got, "|") != strings.Join(re[1:], "|") {
+			if got := []string{string(m.port), string(m.peerKind), string(m.peerGUID), string(m.peerPort)}; strings.Join(got, "|") != strings.Join(re[1:], "|") {
 				t.Fatalf("%q: ibPortLine read %q, the expression %q", line, got, re[1:])
 			}
 		}
@@ -106,11 +107,15 @@ func TestIBPortsLineAsRegexp(t *testing.T) {
 	seen := 0
 	for range 200000 {
 		line := randomLine(r, pieces, 2)
-		m, ok := ibPortsLine(line)
-		if !ok {
+		var mb [9][]byte
+		if !ibPortsLine([]byte(line), &mb) {
 			continue
 		}
 		seen++
+		var m []string
+		for _, p := range mb {
+			m = append(m, string(p))
+		}
 		re := ibPRe.FindStringSubmatch(line)
 		if strings.Join(m, "|") != strings.Join(re, "|") {
 			t.Fatalf("%q: ibPortsLine read %q, the expression %q", line, m, re)
@@ -151,11 +156,15 @@ func TestLstFastLineAsRegexp(t *testing.T) {
 	seen := 0
 	for range 200000 {
 		line := randomLine(r, pieces, 20)
-		m, ok := lstFastLine(line)
-		if !ok {
+		var mb [11][]byte
+		if !lstFastLine([]byte(line), &mb) {
 			continue
 		}
 		seen++
+		var m []string
+		for _, p := range mb {
+			m = append(m, string(p))
+		}
 		lazy, greedy := lstLazyRe.FindStringSubmatch(line), lstGreedyRe.FindStringSubmatch(line)
 		if strings.Join(m, "|") != strings.Join(lazy, "|") || greedy == nil || greedy[4] != m[4] || greedy[9] != m[9] {
 			t.Fatalf("%q: lstFastLine read %q, lstLazyRe %q, lstGreedyRe %q", line, m, lazy, greedy)
@@ -164,5 +173,111 @@ func TestLstFastLineAsRegexp(t *testing.T) {
 	t.Logf("%d lines read", seen)
 	if seen < 1000 {
 		t.Fatalf("only %d of the random lines were read by lstFastLine", seen)
+	}
+}
+
+// TestIBNodeLineAsRegexp: ibNodeLine reads what ibNodeRe matches, the same
+// pieces, and refuses what it does not match, on 200,000 random node lines and
+// near misses (invalid UTF-8 and blanks the expression's \s does not take among
+// them).
+func TestIBNodeLineAsRegexp(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	pieces := [][]string{
+		{"Switch", "Ca", "Rt", "Sw", "CA", "", "Swit"},
+		{"\t", " ", "", "  ", "\v", "\r", "\n"},
+		{"40", "1", "", "x", "4 0"},
+		{" ", "\t", "", "\f", "\v"},
+		{"\"", "\"", "'", ""},
+		{"S", "H", "R", "?", "X", ""},
+		{"-", "-", "_", ""},
+		{"fc6a1c0300000000", "2c9", "", "0002c90300a0000100", "g1"},
+		{"\"", "\"", ""},
+		{"", "\t\t# \"MF0;leaf:MQM8700/U1\" enhanced port 0 lid 1 lmc 0", "\t# \"n01 mlx5_0\"", "\xff\xfe", "# \"a\nb\"", "\r"},
+	}
+	seen := 0
+	for range 200000 {
+		line := randomLine(r, pieces, 2)
+		m, ok := ibNodeLine([]byte(line))
+		re := ibNodeRe.FindStringSubmatch(line)
+		if ok != (re != nil) {
+			t.Fatalf("%q: ibNodeLine ok=%v, the expression matches: %v", line, ok, re != nil)
+		}
+		if ok {
+			seen++
+			if got := []string{string(m.typ), string(m.letter), string(m.guid), string(m.rest)}; strings.Join(got, "|") != strings.Join([]string{re[1], re[3], re[4], re[5]}, "|") {
+				t.Fatalf("%q: ibNodeLine read %q, the expression %q", line, got, re[1:])
+			}
+		}
+	}
+	t.Logf("%d lines read", seen)
+	if seen < 1000 {
+		t.Fatalf("only %d of the random lines were node lines", seen)
+	}
+}
+
+// TestIBFirstLastWord: ibFirstWord and ibLastWord are the first and last of
+// strings.Fields, on random strings of words, ASCII and Unicode blanks (a
+// no-break space, U+0085, an ideographic space) and invalid UTF-8.
+func TestIBFirstLastWord(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 9))
+	parts := []string{"n01", "mlx5_0", " ", "\t", "\v", "\u00a0", "\u0085", "\u3000", "\xff", "\xc2", "é", "Technologies", ""}
+	for range 100000 {
+		var b strings.Builder
+		for range r.IntN(6) {
+			b.WriteString(parts[r.IntN(len(parts))])
+		}
+		s := b.String()
+		w := strings.Fields(s)
+		first, last := "", ""
+		if len(w) > 0 {
+			first, last = w[0], w[len(w)-1]
+		}
+		if ibFirstWord(s) != first || ibLastWord(s) != last {
+			t.Fatalf("%q: first %q last %q, strings.Fields %q", s, ibFirstWord(s), ibLastWord(s), w)
+		}
+	}
+}
+
+// TestIBLinksAsSlice: ibLinks keeps links as a slice grown by appends would
+// (their order, at, len), and deleteFunc removes as slices.DeleteFunc does, at
+// sizes around its chunk's (a dump's first chunk grows by appends, the others
+// are made whole).
+func TestIBLinksAsSlice(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, n := range []int{0, 1, ibLinkChunk - 1, ibLinkChunk, ibLinkChunk + 1, 2*ibLinkChunk + r.IntN(ibLinkChunk), 3 * ibLinkChunk} {
+		var ls ibLinks
+		var want []ibLink
+		for i := range n {
+			l := ibLink{a: r.Uint64(), b: r.Uint64(), line: uint32(i), aPort: uint8(r.IntN(256)), bPort: uint8(r.IntN(256))}
+			ls.add(l)
+			want = append(want, l)
+		}
+		check := func(what string) {
+			t.Helper()
+			if ls.len() != len(want) {
+				t.Fatalf("%d links %s: len %d, want %d", n, what, ls.len(), len(want))
+			}
+			i := 0
+			for k, l := range ls.all() {
+				if k != i || *l != want[i] || *ls.at(i) != want[i] {
+					t.Fatalf("%d links %s: link %d (index %d) %+v, at %+v, want %+v", n, what, i, k, *l, *ls.at(i), want[i])
+				}
+				i++
+			}
+			if i != len(want) {
+				t.Fatalf("%d links %s: all yields %d", n, what, i)
+			}
+		}
+		check("added")
+		del := func(l ibLink) bool { return l.aPort%3 == 0 }
+		ls.deleteFunc(func(l *ibLink) bool { return del(*l) })
+		want = slices.DeleteFunc(want, del)
+		check("after deleteFunc")
+		for i := range 2 * ibLinkChunk { // added after a deletion
+			l := ibLink{a: uint64(i), line: uint32(i)}
+			ls.add(l)
+			want = append(want, l)
+		}
+		check("added after deleteFunc")
 	}
 }

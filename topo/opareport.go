@@ -3,7 +3,6 @@ package topo
 import (
 	"bufio"
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/xml"
 	"errors"
@@ -21,8 +20,12 @@ import (
 // NodeType ("FI", "SW" or "??", StlNodeTypeToText) and NodeType_Int, and NodeDesc
 // (XmlPrintStrLen: XML-escaped, bytes above 0x7f and most control bytes as '!';
 // left out under opareport -N).
+//
+// The values are bytes reused from one <Link> to the next: a string each was 90
+// of the 212 MB a 131,072-host fabric's XML allocated (docs/reliability.md,
+// wt-fabricmem).
 type opaPort struct {
-	guid, num, typ, typInt, desc string
+	guid, num, typ, typInt, desc []byte
 	hasGUID                      bool
 	line                         int
 }
@@ -74,7 +77,7 @@ func readOPAReport(ctx context.Context, r io.Reader, names NodeNameMap, warn fun
 	d := newXMLScanner(br)
 	nodes := map[uint64]*ibNode{}
 	var order []uint64
-	var links []ibLink
+	var links ibLinks
 	var path []string // the open elements
 	var ports []opaPort
 	var port *opaPort
@@ -111,7 +114,13 @@ func readOPAReport(ctx context.Context, r io.Reader, names NodeNameMap, warn fun
 			case depth == 2 && path[1] == "LinkSummary" && name == "Link":
 				ports, linkLine = ports[:0], line()
 			case depth == 3 && path[1] == "LinkSummary" && path[2] == "Link" && name == "Port":
-				ports = append(ports, opaPort{line: line()})
+				if len(ports) < cap(ports) { // the buffers of an earlier link's port
+					ports = ports[:len(ports)+1]
+					p := &ports[len(ports)-1]
+					*p = opaPort{guid: p.guid[:0], num: p.num[:0], typ: p.typ[:0], typInt: p.typInt[:0], desc: p.desc[:0], line: line()}
+				} else {
+					ports = append(ports, opaPort{line: line()})
+				}
 				port = &ports[len(ports)-1]
 			}
 			path = append(path, name)
@@ -124,21 +133,21 @@ func readOPAReport(ctx context.Context, r io.Reader, names NodeNameMap, warn fun
 			continue
 		case xmlEnd:
 			depth := len(path) - 1 // of the element ending
-			v := string(bytes.TrimSpace(text))
+			v := bytes.TrimSpace(text)
 			switch {
 			case depth == 4 && port != nil:
 				switch name {
 				case "NodeGUID":
-					port.guid, port.hasGUID = v, true
+					port.guid, port.hasGUID = append(port.guid[:0], v...), true
 				case "PortNum":
-					port.num = v
+					port.num = append(port.num[:0], v...)
 				case "NodeType":
-					port.typ = v
+					port.typ = append(port.typ[:0], v...)
 				case "NodeType_Int":
-					port.typInt = v
+					port.typInt = append(port.typInt[:0], v...)
 				case "NodeDesc":
 					// The writer escapes the description whole; its blanks are its own.
-					port.desc = string(text)
+					port.desc = append(port.desc[:0], text...)
 				}
 			case depth == 3 && name == "Port":
 				port = nil
@@ -147,7 +156,7 @@ func readOPAReport(ctx context.Context, r io.Reader, names NodeNameMap, warn fun
 					return nil, fmt.Errorf("line %d: a <Link> with %d <Port>s, not 2", linkLine, len(ports))
 				}
 				var ends [2]*ibNode
-				var nums [2]int
+				var nums [2]uint8
 				for i := range ports {
 					n, num, err := opaNode(&ports[i], nodes, &order)
 					if err != nil {
@@ -155,10 +164,14 @@ func readOPAReport(ctx context.Context, r io.Reader, names NodeNameMap, warn fun
 					}
 					ends[i], nums[i] = n, num
 				}
-				links = append(links, ibLink{a: ends[0].guid, b: ends[1].guid, aPort: nums[0], bPort: nums[1], line: linkLine})
+				l, err := ibLineNumber(linkLine)
+				if err != nil {
+					return nil, err
+				}
+				links.add(ibLink{a: ends[0].guid, b: ends[1].guid, aPort: nums[0], bPort: nums[1], line: l})
 			case depth == 2 && name == "LinkCount" && path[1] == "LinkSummary":
-				if linkCount, err = strconv.Atoi(v); err != nil || linkCount < 0 {
-					return nil, fmt.Errorf("line %d: <LinkCount>%s</LinkCount> is no count", line(), textin.Clip(v))
+				if linkCount, err = strconv.Atoi(string(v)); err != nil || linkCount < 0 {
+					return nil, fmt.Errorf("line %d: <LinkCount>%s</LinkCount> is no count", line(), textin.Clip(string(v)))
 				}
 			}
 			path = path[:len(path)-1]
@@ -170,55 +183,60 @@ func readOPAReport(ctx context.Context, r io.Reader, names NodeNameMap, warn fun
 	switch {
 	case summaries == 0:
 		return nil, fmt.Errorf("no <LinkSummary> (give opareport -o topology, or -x -o links)")
-	case len(links) == 0 && linkCount > 0:
+	case links.len() == 0 && linkCount > 0:
 		return nil, fmt.Errorf("the <LinkSummary> counts %d links but lists none (opareport -d 0); give opareport's default detail", linkCount)
-	case len(links) == 0:
+	case links.len() == 0:
 		return nil, fmt.Errorf("no <Link> in the <LinkSummary>")
 	}
-	return ibFabric(ctx, nodes, order, links, names, warn, ibFabricText{tool: "opareport"})
+	return ibFabric(ctx, nodes, order, &links, names, warn, ibFabricText{tool: "opareport"})
 }
 
 // opaNode returns the node of p (adding it to nodes and order when new) and p's
 // port number.
-func opaNode(p *opaPort, nodes map[uint64]*ibNode, order *[]uint64) (*ibNode, int, error) {
-	if !p.hasGUID || p.guid == "" {
+func opaNode(p *opaPort, nodes map[uint64]*ibNode, order *[]uint64) (*ibNode, uint8, error) {
+	if !p.hasGUID || len(p.guid) == 0 {
 		return nil, 0, fmt.Errorf("line %d: a <Port> without <NodeGUID> (a hand-written or opaxlattopology topology names ports by NodeDesc; give opareport -o topology of the running fabric)", p.line)
 	}
-	h, ok := strings.CutPrefix(p.guid, "0x")
+	h, ok := bytes.CutPrefix(p.guid, []byte("0x"))
 	if !ok {
-		return nil, 0, fmt.Errorf("line %d: <NodeGUID>%s</NodeGUID> is not 0x and a hexadecimal GUID", p.line, textin.Clip(p.guid))
+		return nil, 0, fmt.Errorf("line %d: <NodeGUID>%s</NodeGUID> is not 0x and a hexadecimal GUID", p.line, textin.Clip(string(p.guid)))
 	}
-	guid, err := parseGUID(h)
+	guid, err := hexGUID(h)
 	if err != nil {
 		return nil, 0, fmt.Errorf("line %d: %w", p.line, err)
 	}
-	num, err := strconv.ParseUint(p.num, 10, 8)
+	num, err := ibPortNumber(p.num)
 	if err != nil {
-		return nil, 0, fmt.Errorf("line %d: <PortNum>%s</PortNum> is not a port number (0 to 255)", p.line, textin.Clip(p.num))
+		return nil, 0, fmt.Errorf("line %d: <PortNum>%s</PortNum> is not a port number (0 to 255)", p.line, textin.Clip(string(p.num)))
 	}
 	// NodeType is "FI" or "SW" (its NodeType_Int 1 or 2, STL_NODE_FI and
 	// STL_NODE_SW); Topology/topology.c reads either.
-	typ := p.typ
+	typ := string(p.typ)
 	if typ == "" {
-		typ = map[string]string{"1": "FI", "2": "SW"}[p.typInt]
+		switch string(p.typInt) {
+		case "1":
+			typ = "FI"
+		case "2":
+			typ = "SW"
+		}
 	}
 	if typ != "FI" && typ != "SW" {
-		return nil, 0, fmt.Errorf("line %d: node %016x of type %q (want FI or SW)", p.line, guid, textin.Clip(cmp.Or(p.typ, p.typInt)))
+		return nil, 0, fmt.Errorf("line %d: node %016x of type %q (want FI or SW)", p.line, guid, textin.Clip(string(typOr(p.typ, p.typInt))))
 	}
 	sw := typ == "SW"
 	if n, ok := nodes[guid]; ok {
 		if n.sw != sw {
 			return nil, 0, fmt.Errorf("line %d: node %016x is a %s here but a %s on line %d", p.line, guid, kind(sw), kind(n.sw), n.line)
 		}
-		if n.desc != p.desc {
-			return nil, 0, fmt.Errorf("line %d: node %016x is described %q here but %q on line %d", p.line, guid, textin.Clip(p.desc), textin.Clip(n.desc), n.line)
+		if n.desc != string(p.desc) {
+			return nil, 0, fmt.Errorf("line %d: node %016x is described %q here but %q on line %d", p.line, guid, textin.Clip(string(p.desc)), textin.Clip(n.desc), n.line)
 		}
-		return n, int(num), nil
+		return n, num, nil
 	}
-	n := &ibNode{sw: sw, guid: guid, desc: p.desc, line: p.line}
+	n := &ibNode{sw: sw, guid: guid, desc: string(p.desc), line: p.line}
 	nodes[guid] = n
 	*order = append(*order, guid)
-	return n, int(num), nil
+	return n, num, nil
 }
 
 // opaRoot reports whether data is XML whose document element is opareport's
@@ -258,10 +276,10 @@ var (
 func readOPALinksText(ctx context.Context, data []byte, names NodeNameMap, warn func(string)) (*Graph, error) {
 	nodes := map[uint64]*ibNode{}
 	var order []uint64
-	var links []ibLink
+	var links ibLinks
 	var from *opaPort
 	var fromNode *ibNode
-	var fromNum int
+	var fromNum uint8
 	count, summary := -1, false
 	for i, l := range strings.Split(strings.TrimPrefix(string(data), textin.BOM), "\n") {
 		if err := stopped(ctx, i); err != nil {
@@ -286,7 +304,7 @@ func readOPALinksText(ctx context.Context, data []byte, names NodeNameMap, warn 
 			count, _ = strconv.Atoi(opaTextCountRe.FindStringSubmatch(t)[1])
 		case opaTextHeaderRe.MatchString(t), strings.Trim(t, "-") == "":
 		case m != nil:
-			p := &opaPort{guid: "0x" + m[2], hasGUID: true, num: m[3], typ: m[4], desc: m[5], line: line}
+			p := &opaPort{guid: []byte("0x" + m[2]), hasGUID: true, num: []byte(m[3]), typ: []byte(m[4]), desc: []byte(m[5]), line: line}
 			n, num, err := opaNode(p, nodes, &order)
 			if err != nil {
 				return nil, err
@@ -299,7 +317,11 @@ func readOPALinksText(ctx context.Context, data []byte, names NodeNameMap, warn 
 			case from == nil:
 				return nil, fmt.Errorf("line %d: a link's second (\"<->\") port without a first", line)
 			default:
-				links = append(links, ibLink{a: fromNode.guid, b: n.guid, aPort: fromNum, bPort: num, line: from.line})
+				l, err := ibLineNumber(from.line)
+				if err != nil {
+					return nil, err
+				}
+				links.add(ibLink{a: fromNode.guid, b: n.guid, aPort: fromNum, bPort: num, line: l})
 				from = nil
 			}
 		default:
@@ -311,12 +333,20 @@ func readOPALinksText(ctx context.Context, data []byte, names NodeNameMap, warn 
 		return nil, fmt.Errorf("line %d: the last link has no second (\"<->\") port", from.line)
 	case !summary:
 		return nil, fmt.Errorf("no \"Link Summary\" (give opareport -o links, or -o topology)")
-	case len(links) == 0 && count > 0:
+	case links.len() == 0 && count > 0:
 		return nil, fmt.Errorf("the Link Summary counts %d links but lists none (opareport -d 0); give opareport's default detail", count)
-	case len(links) == 0:
+	case links.len() == 0:
 		return nil, fmt.Errorf("no link in the Link Summary")
-	case count >= 0 && count != len(links):
-		return nil, fmt.Errorf("the Link Summary counts %d links but lists %d (a cut file?)", count, len(links))
+	case count >= 0 && count != links.len():
+		return nil, fmt.Errorf("the Link Summary counts %d links but lists %d (a cut file?)", count, links.len())
 	}
-	return ibFabric(ctx, nodes, order, links, names, warn, ibFabricText{tool: "opareport"})
+	return ibFabric(ctx, nodes, order, &links, names, warn, ibFabricText{tool: "opareport"})
+}
+
+// typOr is the first of a and b that is not empty (cmp.Or of bytes).
+func typOr(a, b []byte) []byte {
+	if len(a) > 0 {
+		return a
+	}
+	return b
 }

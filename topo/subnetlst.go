@@ -2,11 +2,12 @@ package topo
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/procalloc/procalloc/internal/textin"
@@ -33,52 +34,46 @@ var (
 )
 
 // lstFastLine reads a subnet.lst line whose descriptions hold no brace, the form
-// OpenSM writes for rdma-ndd's and switches' descriptions, returning what
-// lstLazyRe.FindStringSubmatch would (lstGreedyRe reads it alike: with no brace in
-// a description, where it ends is the first "} LID:"); ok is false for any other
-// line, which the expressions then read (TestLstFastLineAsRegexp). At 10^5 hosts a
-// subnet.lst is a million lines, each tried against both expressions before.
-func lstFastLine(t string) (m []string, ok bool) {
-	m = make([]string, 11)
+// OpenSM writes for rdma-ndd's and switches' descriptions, into m what
+// lstLazyRe.FindSubmatch would (lstGreedyRe reads it alike: with no brace in a
+// description, where it ends is the first "} LID:"), pieces of t; ok is false for
+// any other line, which the expressions then read (TestLstFastLineAsRegexp). At
+// 10^5 hosts a subnet.lst is a million lines, each tried against both
+// expressions before, and each made a string and given a new m before
+// (docs/reliability.md, wt-fabricmem).
+func lstFastLine(t []byte, m *[11][]byte) (ok bool) {
+	*m = [11][]byte{}
 	m[0] = t
 	i := 0
 	lit := func(s string) bool {
-		if strings.HasPrefix(t[i:], s) {
+		if len(t)-i >= len(s) && string(t[i:i+len(s)]) == s {
 			i += len(s)
 			return true
 		}
 		return false
 	}
-	hex := func(maxLen int) (string, bool) {
+	hex := func(maxLen int) ([]byte, bool) {
 		j := i
 		for i < len(t) && isHex(t[i]) && i-j < maxLen {
 			i++
 		}
 		if i < len(t) && isHex(t[i]) { // longer than maxLen
-			return "", false
+			return nil, false
 		}
 		return t[j:i], i > j
 	}
-	record := func(g []string) bool { // g: type, -SM, NodeGUID, desc, PN
+	record := func(g [][]byte) bool { // g: type, -SM, NodeGUID, desc, PN
 		if !lit("{ ") {
 			return false
 		}
-		switch {
-		case lit("SW"):
-			g[0] = "SW"
-		case lit("CA"):
-			g[0] = "CA"
-		case lit("Rt"):
-			g[0] = "Rt"
-		case lit("**"):
-			g[0] = "**"
-		default:
+		if !lit("SW") && !lit("CA") && !lit("Rt") && !lit("**") {
 			return false
 		}
+		g[0] = t[i-2 : i]
 		if lit("-SM") {
-			g[1] = "-SM"
+			g[1] = t[i-3 : i]
 		}
-		for _, f := range []struct {
+		for _, f := range [...]struct {
 			key    string
 			maxLen int
 			into   int
@@ -97,8 +92,8 @@ func lstFastLine(t string) (m []string, ok bool) {
 		if !lit(" {") {
 			return false
 		}
-		end := strings.Index(t[i:], "} LID:")
-		if end < 0 || strings.ContainsAny(t[i:i+end], "{}") {
+		end := bytes.Index(t[i:], []byte("} LID:"))
+		if end < 0 || bytes.ContainsAny(t[i:i+end], "{}") {
 			return false
 		}
 		g[3] = t[i : i+end]
@@ -114,21 +109,21 @@ func lstFastLine(t string) (m []string, ok bool) {
 		return true
 	}
 	if !record(m[1:6]) || !lit(" ") || !record(m[6:11]) {
-		return nil, false
+		return false
 	}
-	for _, k := range []string{" PHY=", " LOG=", " SPD="} {
+	for _, k := range [...]string{" PHY=", " LOG=", " SPD="} {
 		if !lit(k) {
-			return nil, false
+			return false
 		}
 		j := i
 		for i < len(t) && !strings.ContainsRune(" \t\n\f\r", rune(t[i])) {
 			i++
 		}
 		if i == j {
-			return nil, false
+			return false
 		}
 	}
-	return m, i == len(t)
+	return i == len(t)
 }
 
 // maxLstLine is the longest subnet.lst line ReadSubnetLst reads (OpenSM's are
@@ -159,56 +154,64 @@ func readSubnetLst(ctx context.Context, r io.Reader, names NodeNameMap, warn fun
 	sc.Buffer(make([]byte, 64*1024), maxLstLine)
 	nodes := map[uint64]*ibNode{}
 	var order []uint64
-	var links []ibLink
+	var links ibLinks
 	line := 0
-	node := func(typ, guidHex, desc string) (*ibNode, error) {
-		if typ == "**" {
-			return nil, fmt.Errorf("line %d: node %s of unknown type (\"**\"): neither switch, CA nor router", line, textin.Clip(guidHex))
+	// node returns the node of a record's type, NodeGUID and description, pieces
+	// of the line (the description is copied when the node is new).
+	node := func(typ, guidHex, desc []byte) (*ibNode, error) {
+		if string(typ) == "**" {
+			return nil, fmt.Errorf("line %d: node %s of unknown type (\"**\"): neither switch, CA nor router", line, textin.Clip(string(guidHex)))
 		}
-		guid, err := parseGUID(guidHex)
+		guid, err := hexGUID(guidHex)
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %w", line, err)
 		}
-		sw := typ != "CA"
+		sw, router := string(typ) != "CA", string(typ) == "Rt"
 		if n, ok := nodes[guid]; ok {
-			if n.sw != sw || n.router != (typ == "Rt") {
+			if n.sw != sw || n.router != router {
 				return nil, fmt.Errorf("line %d: node %016x is a %s here but not on line %d", line, guid, typ, n.line)
 			}
-			if n.desc != desc {
-				return nil, fmt.Errorf("line %d: node %016x is described %q here but %q on line %d (two sweeps in one file?)", line, guid, textin.Clip(desc), textin.Clip(n.desc), n.line)
+			if n.desc != string(desc) {
+				return nil, fmt.Errorf("line %d: node %016x is described %q here but %q on line %d (two sweeps in one file?)", line, guid, textin.Clip(string(desc)), textin.Clip(n.desc), n.line)
 			}
 			return n, nil
 		}
-		n := &ibNode{sw: sw, router: typ == "Rt", guid: guid, desc: desc, line: line}
+		n := &ibNode{sw: sw, router: router, guid: guid, desc: string(desc), line: line}
 		nodes[guid] = n
 		order = append(order, guid)
 		return n, nil
 	}
+	var fastM [11][]byte
 	for sc.Scan() {
 		line++
 		if err := stopped(ctx, line); err != nil {
 			return nil, err
 		}
-		t := sc.Text()
+		// Read in the scanner's buffer: a string a line allocated the file's size
+		// again (docs/reliability.md, wt-fabricmem).
+		t := sc.Bytes()
 		if line == 1 {
-			t = strings.TrimPrefix(t, textin.BOM) // as DetectGraphFormat skips it
+			t = bytes.TrimPrefix(t, []byte(textin.BOM)) // as DetectGraphFormat skips it
 		}
-		t = strings.TrimSpace(t)
-		if t == "" {
+		t = bytes.TrimSpace(t)
+		if len(t) == 0 {
 			continue
 		}
-		m, fast := lstFastLine(t)
-		if !fast {
-			m = lstLazyRe.FindStringSubmatch(t)
+		var m [][]byte
+		fast := lstFastLine(t, &fastM)
+		if fast {
+			m = fastM[:]
+		} else {
+			m = lstLazyRe.FindSubmatch(t)
 		}
 		if m == nil {
-			if lstOpen.MatchString(t) {
-				return nil, fmt.Errorf("line %d: malformed subnet.lst line %q (want { TYPE Ports:.. SystemGUID:.. NodeGUID:.. PortGUID:.. VenID:.. DevID:.. Rev:.. {desc} LID:.. PN:.. } twice, then PHY= LOG= SPD=)", line, textin.Clip(t))
+			if lstOpen.Match(t) {
+				return nil, fmt.Errorf("line %d: malformed subnet.lst line %q (want { TYPE Ports:.. SystemGUID:.. NodeGUID:.. PortGUID:.. VenID:.. DevID:.. Rev:.. {desc} LID:.. PN:.. } twice, then PHY= LOG= SPD=)", line, textin.Clip(string(t)))
 			}
-			return nil, fmt.Errorf("line %d: unrecognised line %q (not an OpenSM or ibdiagnet .lst file?)", line, textin.Clip(t))
+			return nil, fmt.Errorf("line %d: unrecognised line %q (not an OpenSM or ibdiagnet .lst file?)", line, textin.Clip(string(t)))
 		}
 		if !fast {
-			if g := lstGreedyRe.FindStringSubmatch(t); g[4] != m[4] || g[9] != m[9] {
+			if g := lstGreedyRe.FindSubmatch(t); !bytes.Equal(g[4], m[4]) || !bytes.Equal(g[9], m[9]) {
 				return nil, fmt.Errorf("line %d: a description holds a record's own syntax (\"} LID:\"), so where it ends cannot be told; set the node's NodeDescription (or its name in OpenSM's node-name-map) and write the file again", line)
 			}
 		}
@@ -220,12 +223,16 @@ func readSubnetLst(ctx context.Context, r io.Reader, names NodeNameMap, warn fun
 		if err != nil {
 			return nil, err
 		}
-		aPort, errA := strconv.ParseUint(m[5], 16, 8)
-		bPort, errB := strconv.ParseUint(m[10], 16, 8)
-		if errA != nil || errB != nil {
-			return nil, fmt.Errorf("line %d: port number PN:%s or PN:%s is not a port (hexadecimal, at most FF)", line, textin.Clip(m[5]), textin.Clip(m[10]))
+		aPort, errA := hexGUID(m[5])
+		bPort, errB := hexGUID(m[10])
+		if errA != nil || errB != nil || aPort > math.MaxUint8 || bPort > math.MaxUint8 {
+			return nil, fmt.Errorf("line %d: port number PN:%s or PN:%s is not a port (hexadecimal, at most FF)", line, textin.Clip(string(m[5])), textin.Clip(string(m[10])))
 		}
-		links = append(links, ibLink{a: a.guid, b: b.guid, aPort: int(aPort), bPort: int(bPort), line: line})
+		l, err := ibLineNumber(line)
+		if err != nil {
+			return nil, err
+		}
+		links.add(ibLink{a: a.guid, b: b.guid, aPort: uint8(aPort), bPort: uint8(bPort), line: l})
 	}
 	if err := sc.Err(); err != nil {
 		return nil, textin.ScanErr(err, line+1, maxLstLine)
@@ -233,5 +240,5 @@ func readSubnetLst(ctx context.Context, r io.Reader, names NodeNameMap, warn fun
 	if len(nodes) == 0 {
 		return nil, fmt.Errorf("no link found (an empty subnet.lst: OpenSM writes one line per cabled port)")
 	}
-	return ibFabric(ctx, nodes, order, links, names, warn, ibFabricText{tool: "OpenSM or ibdiagnet"})
+	return ibFabric(ctx, nodes, order, &links, names, warn, ibFabricText{tool: "OpenSM or ibdiagnet"})
 }
