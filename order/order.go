@@ -341,6 +341,7 @@ func verifyOrder(m topo.Machine, w curves.Weights, ring bool, q *qap.QAP, res *R
 	if res.Bound > f {
 		res.Bound = f
 	}
+	res.checkRounding(q)
 	if res.Status == qap.StatusOptimal {
 		res.Bound = max(res.Bound, f)
 	}

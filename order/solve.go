@@ -95,7 +95,11 @@ type Start struct {
 // results scaled back, exactly: the solver's tolerances are then relative to the
 // data, so list:1e-10 weights are solved as list:1 are.
 func SolveQAP(ctx context.Context, q *qap.QAP, starts []Start, opt Options) (*Result, error) {
-	return solveSym(ctx, q, starts, nil, opt)
+	res, err := solveSym(ctx, q, starts, nil, opt)
+	if res != nil {
+		res.checkRounding(q)
+	}
+	return res, err
 }
 
 // solveSym is SolveQAP with symmetry-breaking constraints for the MIP (sym may be nil).
@@ -351,7 +355,7 @@ func solveQAP(ctx context.Context, q *qap.QAP, starts []Start, sym *ilp.Symmetry
 // objective disagree (a model or numerical defect): then optimality is not claimed,
 // and the note gives both figures.
 func mipOptimalStatus(res *Result) qap.Status {
-	if res.Objective-res.Bound <= 1e-6*max(1, math.Abs(res.Objective)) {
+	if res.proven() || (res.Granularity == 0 && res.Objective-res.Bound <= 1e-6*max(1, math.Abs(res.Objective))) {
 		res.Bound = res.Objective
 		return qap.StatusOptimal
 	}
@@ -360,9 +364,36 @@ func mipOptimalStatus(res *Result) qap.Status {
 }
 
 // proven reports whether the bound certifies the objective as optimal.
+// On exact data (Granularity > 0: the objective and the rounded-up bound are exact
+// multiples of it) the bound must meet the objective exactly; on float data within a
+// relative 1e-9.
 func (r *Result) proven() bool {
 	if math.IsInf(r.Bound, -1) {
 		return false
 	}
+	if r.Granularity > 0 {
+		return r.Objective <= r.Bound
+	}
 	return r.Objective-r.Bound <= 1e-9*max(1, math.Abs(r.Objective))
+}
+
+// checkRounding keeps a certificate honest about float64 (qap.Rounded, qap.Granularity):
+// on integer or dyadic data whose objective values float64 rounds, an optimal status
+// (a bound meeting F only up to rounding) becomes unproven; on data that are not
+// dyadic (decimal fractions) optimal stays, with a note that it means within a
+// relative 1e-9. q is the instance as given (before any scaling). The bound is never
+// printed above the objective.
+func (r *Result) checkRounding(q *qap.QAP) {
+	if r.Status != qap.StatusOptimal {
+		return
+	}
+	switch {
+	case qap.Rounded(q):
+		r.Status = qap.StatusUnproven
+		r.Bound = min(r.Bound, r.Objective)
+		r.Gap = qap.RelGap(r.Objective, r.Bound)
+		r.Notes = append(r.Notes, fmt.Sprintf("not certified: the data are integers (or multiples of a power of two) but objective values can reach %.3g, where float64 rounds (beyond 2^52 times their granularity), so F and the bound are not exact and orderings of different cost can compare equal; scale the data down to certify", qap.ObjectiveRange(q)))
+	case qap.Granularity(q) == 0:
+		r.Notes = append(r.Notes, "the data are not multiples of a power of two (decimal fractions): F and the bound are float64 values, and optimal means the bound is within a relative 1e-9 of F")
+	}
 }
