@@ -127,3 +127,24 @@ func TestOrderingRoundedWeightsUnproven(t *testing.T) {
 		t.Errorf("list:2^20,1 by the DP: status %s", res.Status)
 	}
 }
+
+// Every F of dyadic weights on hop distances is a multiple of the finest weight, and
+// help and docs say the bound is rounded up to such a multiple: the structural
+// (grid-window) bounds were printed unrounded (83.1381 for 83.25 on mesh:6x6).
+func TestStructuralBoundRoundedToGranularity(t *testing.T) {
+	ctx := context.Background()
+	w := curves.Weights{1, 0.5, 0.25}
+	ms := []topo.Machine{topo.Mesh(6, 6), topo.Mesh(5, 7), topo.Mesh(4, 4, 3)}
+	if !testing.Short() {
+		ms = append(ms, topo.Mesh(17, 16)) // the scalable path (above 256 nodes)
+	}
+	for _, m := range ms {
+		res, err := SolveOrdering(ctx, m, w, OrderOptions{Options: Options{Method: MethodLocal}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b := res.Bound / 0.25; b != math.Trunc(b) || res.Bound > res.Objective {
+			t.Errorf("%s: bound %v (%s) is not a multiple of 0.25 at most F = %v", m.Spec(), res.Bound, res.BoundSource, res.Objective)
+		}
+	}
+}

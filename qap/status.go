@@ -105,6 +105,17 @@ func Granularity(q *QAP) float64 {
 	return g
 }
 
+// DyadicUnit returns 2^-e for the smallest e <= 30 with every v * 2^e an integer,
+// else 0: every sum of the vs times integers is a multiple of it (an ordering's F of
+// dyadic weights on hop distances).
+func DyadicUnit(vs []float64) float64 {
+	e, ok := dyadicExp(vs)
+	if !ok {
+		return 0
+	}
+	return math.Ldexp(1, -e)
+}
+
 // Rounded reports whether q's entries are integers or dyadic rationals (multiples of
 // 2^-30) whose objective values can still pass 2^52 times their granularity: float64
 // then rounds them, so two assignments of different cost may compare equal and no

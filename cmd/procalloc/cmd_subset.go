@@ -186,21 +186,20 @@ procalloc subset --algo ring --k 4 --points ring.txt --circumference 64`,
 // checkExactTotals refuses inputs on which an exact algorithm's totals could pass
 // 2^53, where float64 rounds them: subsets of different totals could compare equal
 // and "optimal" would rest on rounding. The largest total is at most C(k,2) times the
-// largest distance (the L1 extent of the points' bounding box; C/2 on a ring).
+// largest distance (the L1 extent of the points' bounding box, on a ring at most C/2).
 func checkExactTotals(in *subsetInput, k int, algo string, circ float64) error {
 	var diam float64
+	lo, hi := slices.Clone(in.Points[0]), slices.Clone(in.Points[0])
+	for _, p := range in.Points {
+		for j, v := range p {
+			lo[j], hi[j] = min(lo[j], v), max(hi[j], v)
+		}
+	}
+	for j := range lo {
+		diam += hi[j] - lo[j]
+	}
 	if algo == "ring" && circ > 0 {
-		diam = circ / 2
-	} else {
-		lo, hi := slices.Clone(in.Points[0]), slices.Clone(in.Points[0])
-		for _, p := range in.Points {
-			for j, v := range p {
-				lo[j], hi[j] = min(lo[j], v), max(hi[j], v)
-			}
-		}
-		for j := range lo {
-			diam += hi[j] - lo[j]
-		}
+		diam = min(diam, circ/2)
 	}
 	if most := float64(k) * float64(k-1) / 2 * diam; most >= 1<<53 {
 		return fmt.Errorf("%s: %s: totals of %d points can reach %.4g (%d pairs, distances up to %.4g), 2^53 or beyond, where float64 rounds them: optimality could not be certified; shift or rescale the points, or use an approximation algorithm (mm, mminc)",
