@@ -71,3 +71,27 @@ func TestOrderQAPRoundedDataUnproven(t *testing.T) {
 		t.Errorf("status %s, notes %q: want unproven with a note on rounding", r.Status, r.Notes)
 	}
 }
+
+// compare shows how many of opt's decisions ran out of budget (sim's summary did,
+// compare's table showed opt as if every decision were optimal).
+func TestCompareShowsOptFallbacks(t *testing.T) {
+	var sb strings.Builder
+	for i := range 12 {
+		fmt.Fprintf(&sb, "%d\t%d\t%d\t-1\n", i*10, 3+i*5%29, 100+i)
+	}
+	trace := writeTemp(t, "t.txt", sb.String())
+	code, out, stderr := runCLI(t, "", "compare", "--trace", trace, "--machine", "mesh:8x8", "--alloc", "mc1x1,opt:nodes=200")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var line string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "exact decisions unproven") {
+			line = l
+		}
+	}
+	f := strings.Fields(line)
+	if len(f) < 3 || f[len(f)-1] != "12" || f[len(f)-2] != "of" || f[len(f)-4] != "-" {
+		t.Errorf("no row of opt's unproven decisions (want '- N of 12'):\n%s", out)
+	}
+}
