@@ -350,8 +350,9 @@ func solveQAP(ctx context.Context, q *qap.QAP, starts []Start, sym *ilp.Symmetry
 
 // mipOptimalStatus is the status of a solve HiGHS reports optimal. HiGHS proves
 // optimality within its tolerances (an absolute gap of 1e-6, or just below the
-// objective's granularity), so a bound within 1e-6 relative of the objective is
-// taken as the certificate. A wider gap means HiGHS's claim and the ordering's own
+// objective's granularity), so on data with a granularity the bound rounded up to it
+// must meet the objective (proven), elsewhere a bound within 1e-6 relative of the
+// objective is taken as the certificate. A wider gap means HiGHS's claim and the ordering's own
 // objective disagree (a model or numerical defect): then optimality is not claimed,
 // and the note gives both figures.
 func mipOptimalStatus(res *Result) qap.Status {
@@ -359,7 +360,7 @@ func mipOptimalStatus(res *Result) qap.Status {
 		res.Bound = res.Objective
 		return qap.StatusOptimal
 	}
-	res.Notes = append(res.Notes, fmt.Sprintf("HiGHS reported the MIP optimal, but its dual bound %s is below the ordering's objective %.10g by more than 1e-6 relative: optimality not certified (please report this instance)", qap.FormatBound(res.Bound), res.Objective))
+	res.Notes = append(res.Notes, fmt.Sprintf("HiGHS reported the MIP optimal, but its dual bound %s is below the ordering's objective %.10g (by more than 1e-6 relative, or at all on integer data): optimality not certified (please report this instance)", qap.FormatBound(res.Bound), res.Objective))
 	return qap.StatusUnproven
 }
 
