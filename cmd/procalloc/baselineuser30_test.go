@@ -95,3 +95,17 @@ func TestCompareShowsOptFallbacks(t *testing.T) {
 		t.Errorf("no row of opt's unproven decisions (want '- N of 12'):\n%s", out)
 	}
 }
+
+// evaluate warns when F of dyadic weights passes what float64 sums exactly (it printed
+// 12682136550675317000 for ...316756 in silence); an exact F gets no warning.
+func TestEvaluateWarnsOfRoundedF(t *testing.T) {
+	for _, c := range []struct {
+		weights string
+		warn    bool
+	}{{"list:1152921504606846976,1", true}, {"list:1024,1", false}} {
+		code, _, stderr := runCLI(t, "", "evaluate", "--machine", "mesh:3x4", "--curve", "snake", "--weights", c.weights)
+		if code != 0 || strings.Contains(stderr, "float64 rounds") != c.warn {
+			t.Errorf("%s: exit %d, stderr %q (warning wanted: %v)", c.weights, code, stderr, c.warn)
+		}
+	}
+}
