@@ -138,7 +138,13 @@ func Subset(ctx context.Context, pts []geom.PointF, k int, opt SubsetOptions) (S
 	for i := range n {
 		copy(row, s.dist[i*n:(i+1)*n])
 		row[i] = math.Inf(1)
-		slices.Sort(row)
+		// Only the k-1 smallest are summed: select them, then sort just those (the
+		// same values in the same order as a full sort; a full sort of every row was
+		// three quarters of the set-up, 1 s of CPU at n = 4,096, before any look at ctx).
+		if k > 1 {
+			geom.Select(row, k-1)
+			slices.Sort(row[:k-1])
+		}
 		sum := 0.0
 		for t := 0; t < k; t++ {
 			s.near[i*k+t] = sum

@@ -223,9 +223,15 @@ func solveStructured(ctx context.Context, m topo.Machine, w curves.Weights, opt 
 	if err != nil || out == nil {
 		return out, err
 	}
-	if best.Value > out.Bound && out.Status != qap.StatusOptimal {
-		out.Bound, out.BoundSource = min(best.Value, out.Objective), best.Source
+	// Rounded up to the granularity as every dense bound is (every F is a multiple of
+	// it); on exact data a rounded bound that meets F proves it.
+	if b := qap.RoundBound(best.Value, out.Granularity); b > out.Bound && out.Status != qap.StatusOptimal {
+		out.Bound, out.BoundSource = min(b, out.Objective), best.Source
 		out.Gap = qap.RelGap(out.Objective, out.Bound)
+		if out.Granularity > 0 && out.Objective <= out.Bound {
+			out.Status, out.Gap = qap.StatusOptimal, 0
+			out.Notes = append(out.Notes, fmt.Sprintf("the %s bound, rounded up to a multiple of %g (every F is one), proves the ordering optimal", best.Source, out.Granularity))
+		}
 	}
 	if exact >= out.Objective && out.Status != qap.StatusOptimal && certifies(m, out.Order, w, opt.Ring, exact) {
 		out.Status, out.Bound, out.Gap = qap.StatusOptimal, out.Objective, 0
@@ -341,6 +347,7 @@ func verifyOrder(m topo.Machine, w curves.Weights, ring bool, q *qap.QAP, res *R
 	if res.Bound > f {
 		res.Bound = f
 	}
+	res.checkRounding(q)
 	if res.Status == qap.StatusOptimal {
 		res.Bound = max(res.Bound, f)
 	}

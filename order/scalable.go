@@ -446,6 +446,18 @@ func solveScalable(ctx context.Context, m topo.Machine, w curves.Weights, opt Or
 		// before the context's timer fires: the time limit still ended it.
 		res.Status = qap.StatusTimeLimit
 	}
+	// Every F is a multiple of the weights' unit g (hop distances are integers): the
+	// bound is rounded up to one, as the dense path's are, and proves F when it meets
+	// it (F checked in exact arithmetic).
+	if g := qap.DyadicUnit(w); g > 0 && res.Status != qap.StatusOptimal && f <= math.Ldexp(g, 52) {
+		if b := qap.RoundBound(res.Bound, g); b > res.Bound {
+			res.Bound = b
+			if b >= f && certifies(m, o, w, opt.Ring, b) {
+				res.Status, res.Bound = qap.StatusOptimal, f
+				res.Notes = append(res.Notes, fmt.Sprintf("the %s bound, rounded up to a multiple of %g (every F is one), proves the ordering optimal", res.BoundSource, g))
+			}
+		}
+	}
 	if res.Bound > f {
 		res.Bound = f // a bound from rounding that passes F proves nothing beyond F
 	}

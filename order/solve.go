@@ -95,7 +95,11 @@ type Start struct {
 // results scaled back, exactly: the solver's tolerances are then relative to the
 // data, so list:1e-10 weights are solved as list:1 are.
 func SolveQAP(ctx context.Context, q *qap.QAP, starts []Start, opt Options) (*Result, error) {
-	return solveSym(ctx, q, starts, nil, opt)
+	res, err := solveSym(ctx, q, starts, nil, opt)
+	if res != nil {
+		res.checkRounding(q)
+	}
+	return res, err
 }
 
 // solveSym is SolveQAP with symmetry-breaking constraints for the MIP (sym may be nil).
@@ -346,23 +350,51 @@ func solveQAP(ctx context.Context, q *qap.QAP, starts []Start, sym *ilp.Symmetry
 
 // mipOptimalStatus is the status of a solve HiGHS reports optimal. HiGHS proves
 // optimality within its tolerances (an absolute gap of 1e-6, or just below the
-// objective's granularity), so a bound within 1e-6 relative of the objective is
-// taken as the certificate. A wider gap means HiGHS's claim and the ordering's own
+// objective's granularity), so on data with a granularity the bound rounded up to it
+// must meet the objective (proven), elsewhere a bound within 1e-6 relative of the
+// objective is taken as the certificate. A wider gap means HiGHS's claim and the ordering's own
 // objective disagree (a model or numerical defect): then optimality is not claimed,
 // and the note gives both figures.
 func mipOptimalStatus(res *Result) qap.Status {
-	if res.Objective-res.Bound <= 1e-6*max(1, math.Abs(res.Objective)) {
+	if res.proven() || (res.Granularity == 0 && res.Objective-res.Bound <= 1e-6*max(1, math.Abs(res.Objective))) {
 		res.Bound = res.Objective
 		return qap.StatusOptimal
 	}
-	res.Notes = append(res.Notes, fmt.Sprintf("HiGHS reported the MIP optimal, but its dual bound %s is below the ordering's objective %.10g by more than 1e-6 relative: optimality not certified (please report this instance)", qap.FormatBound(res.Bound), res.Objective))
+	res.Notes = append(res.Notes, fmt.Sprintf("HiGHS reported the MIP optimal, but its dual bound %s is below the ordering's objective %.10g (by more than 1e-6 relative, or at all on integer data): optimality not certified (please report this instance)", qap.FormatBound(res.Bound), res.Objective))
 	return qap.StatusUnproven
 }
 
 // proven reports whether the bound certifies the objective as optimal.
+// On exact data (Granularity > 0: the objective and the rounded-up bound are exact
+// multiples of it) the bound must meet the objective exactly; on float data within a
+// relative 1e-9.
 func (r *Result) proven() bool {
 	if math.IsInf(r.Bound, -1) {
 		return false
 	}
+	if r.Granularity > 0 {
+		return r.Objective <= r.Bound
+	}
 	return r.Objective-r.Bound <= 1e-9*max(1, math.Abs(r.Objective))
+}
+
+// checkRounding keeps a certificate honest about float64 (qap.Rounded, qap.Granularity):
+// on integer or dyadic data whose objective values float64 rounds, an optimal status
+// (a bound meeting F only up to rounding) becomes unproven; on data that are not
+// dyadic (decimal fractions) optimal stays, with a note that it means within a
+// relative 1e-9. q is the instance as given (before any scaling). The bound is never
+// printed above the objective.
+func (r *Result) checkRounding(q *qap.QAP) {
+	if r.Status != qap.StatusOptimal {
+		return
+	}
+	switch {
+	case qap.Rounded(q):
+		r.Status = qap.StatusUnproven
+		r.Bound = min(r.Bound, r.Objective)
+		r.Gap = qap.RelGap(r.Objective, r.Bound)
+		r.Notes = append(r.Notes, fmt.Sprintf("not certified: the data are integers (or multiples of a power of two) but objective values can reach %.3g, where float64 rounds (beyond 2^52 times their granularity), so F and the bound are not exact and orderings of different cost can compare equal; scale the data down to certify", qap.ObjectiveRange(q)))
+	case qap.Granularity(q) == 0:
+		r.Notes = append(r.Notes, "the data are not multiples of a power of two (decimal fractions): F and the bound are float64 values, and optimal means the bound is within a relative 1e-9 of F")
+	}
 }

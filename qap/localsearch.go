@@ -35,12 +35,25 @@ type localSearch struct {
 	win   int
 	tmp   []int
 	moves int64
+	// exact: every objective value is a multiple of a granularity and summed exactly
+	// (Granularity > 0), so any decrease is a real one; else a move must gain more than
+	// a relative 1e-9 (float rounding).
+	exact bool
+}
+
+// improves reports whether cost after is lower than before: strictly on exact data,
+// by more than a relative 1e-9 otherwise.
+func (ls *localSearch) improves(after, before float64) bool {
+	if ls.exact {
+		return after < before
+	}
+	return after < before-1e-9*(1+math.Abs(before))
 }
 
 func newLocalSearch(q *QAP, start []int, window int) *localSearch {
 	adj, diag := q.flowGraph()
 	ls := &localSearch{q: q, n: q.N, adj: adj, diag: diag, p: append([]int(nil), start...),
-		inS: make([]bool, q.N), tmp: make([]int, q.N)}
+		inS: make([]bool, q.N), tmp: make([]int, q.N), exact: Granularity(q) > 0}
 	ls.cost = q.Objective(ls.p)
 	if window <= 0 {
 		// The widest flow offset |i-j| (K for an ordering problem).
@@ -103,7 +116,7 @@ func (ls *localSearch) try(set []int, move, undo func()) bool {
 	move()
 	after := ls.costOf(set)
 	ls.mark(set, false)
-	if after < before-1e-9*(1+math.Abs(before)) {
+	if ls.improves(after, before) {
 		ls.cost += after - before
 		return true
 	}
@@ -121,7 +134,7 @@ func (ls *localSearch) trySwap(r, s int) bool {
 	ls.p[r], ls.p[s] = ls.p[s], ls.p[r]
 	after := ls.costOf(set[:])
 	ls.inS[r], ls.inS[s] = false, false
-	if after < before-1e-9*(1+math.Abs(before)) {
+	if ls.improves(after, before) {
 		ls.cost += after - before
 		return true
 	}
@@ -222,7 +235,13 @@ func LocalSearch(ctx context.Context, q *QAP, start []int, opt LocalSearchOption
 		rounds = max(10, 2000/q.N)
 	}
 	reached := func(c float64) bool {
-		return opt.HasTarget && c <= opt.Target+1e-9*(1+math.Abs(opt.Target))
+		if !opt.HasTarget {
+			return false
+		}
+		if ls.exact {
+			return c <= opt.Target
+		}
+		return c <= opt.Target+1e-9*(1+math.Abs(opt.Target))
 	}
 	rng := rand.New(rand.NewPCG(opt.Seed, 0x9e3779b97f4a7c15))
 	n := q.N
@@ -240,7 +259,7 @@ func LocalSearch(ctx context.Context, q *QAP, start []int, opt LocalSearchOption
 		}
 		ls.cost = q.Objective(ls.p)
 		ls.descend(ctx)
-		if ls.cost < bestCost-1e-9*(1+math.Abs(bestCost)) {
+		if ls.improves(ls.cost, bestCost) {
 			copy(best, ls.p)
 			bestCost = ls.cost
 		}

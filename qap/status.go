@@ -89,14 +89,56 @@ func RelGap(obj, bound float64) float64 {
 }
 
 // Granularity returns g > 0 when every objective value of q is an integer multiple of
-// g (entries of A and B dyadic rationals), else 0.
+// g (entries of A and B dyadic rationals) and at most 2^52 g, so that float64 computes
+// objective values, their differences and the bounds built from them exactly; else 0.
+// Data whose objective can pass 2^52 g are rounded: see Rounded.
 func Granularity(q *QAP) float64 {
 	ea, okA := dyadicExp(q.A)
 	eb, okB := dyadicExp(q.B)
 	if !okA || !okB || ea+eb > 40 {
 		return 0
 	}
-	return math.Ldexp(1, -(ea + eb))
+	g := math.Ldexp(1, -(ea + eb))
+	if ObjectiveRange(q) > math.Ldexp(g, 52) {
+		return 0
+	}
+	return g
+}
+
+// DyadicUnit returns 2^-e for the smallest e <= 30 with every v * 2^e an integer,
+// else 0: every sum of the vs times integers is a multiple of it (an ordering's F of
+// dyadic weights on hop distances).
+func DyadicUnit(vs []float64) float64 {
+	e, ok := dyadicExp(vs)
+	if !ok {
+		return 0
+	}
+	return math.Ldexp(1, -e)
+}
+
+// Rounded reports whether q's entries are integers or dyadic rationals (multiples of
+// 2^-30) whose objective values can still pass 2^52 times their granularity: float64
+// then rounds them, so two assignments of different cost may compare equal and no
+// bound can certify an assignment optimal. (Entries that are not dyadic, such as
+// 0.1, are rounded when read; for them optimal means within a relative 1e-9.)
+func Rounded(q *QAP) bool {
+	_, okA := dyadicExp(q.A)
+	_, okB := dyadicExp(q.B)
+	return okA && okB && Granularity(q) == 0
+}
+
+// ObjectiveRange is an upper bound on every |objective value| of q: the sum of the
+// flows' magnitudes times the largest distance magnitude (times 1 + 2^-40, for the
+// rounding of the sum itself).
+func ObjectiveRange(q *QAP) float64 {
+	var sumA, maxB float64
+	for _, v := range q.A {
+		sumA += math.Abs(v)
+	}
+	for _, v := range q.B {
+		maxB = max(maxB, math.Abs(v))
+	}
+	return sumA * maxB * (1 + 0x1p-40)
 }
 
 // dyadicExp returns the smallest e <= 30 with v * 2^e integral for every v in vs.
@@ -104,8 +146,7 @@ func dyadicExp(vs []float64) (int, bool) {
 	e := 0
 	for _, v := range vs {
 		for e <= 30 {
-			s := math.Ldexp(v, e)
-			if s == math.Trunc(s) && math.Abs(s) < 1<<52 {
+			if s := math.Ldexp(v, e); s == math.Trunc(s) {
 				break
 			}
 			e++

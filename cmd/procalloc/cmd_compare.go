@@ -298,6 +298,19 @@ func printCompare(w io.Writer, sums []sim.Summary) error {
 		}
 	}
 	t.row(row...)
+	// An exact allocator (opt) that ran out of budget is not optimal on those
+	// decisions: say how many, as sim's summary does.
+	if slices.ContainsFunc(sums, func(s sim.Summary) bool { return s.Fallbacks != nil }) {
+		row = []string{"exact decisions unproven"}
+		for _, s := range sums {
+			if f := s.Fallbacks; f != nil {
+				row = append(row, fmt.Sprintf("%d of %d", f.Fallbacks, f.Decisions))
+			} else {
+				row = append(row, "-")
+			}
+		}
+		t.row(row...)
+	}
 	return t.flush()
 }
 

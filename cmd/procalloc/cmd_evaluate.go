@@ -6,10 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 
 	"github.com/procalloc/procalloc/curves"
 	"github.com/procalloc/procalloc/internal/textin"
+	"github.com/procalloc/procalloc/qap"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -47,6 +49,8 @@ standard input).
 
 Weights:
 ` + curveIndent(weightsHelp) + `
+F is a float64: with dyadic weights (1, 0.5, ...) it is exact up to 2^52 times the
+finest weight, and a warning says when it passes that (list:1152921504606846976,1).
 
 JSON fields: curve or ranking, machine, weights, ring, n, k, objective, max_step,
 mean_step, jumps.
@@ -94,10 +98,17 @@ procalloc evaluate --graph topo/testdata/topology.yaml --topology fabric --curve
 				var evals []curveEvaluation
 				several := false      // JSON: an array (several orderings asked for) or an object
 				var interrupted error // the interrupt that stopped a list of curves after some were scored
+				roundedSaid := false
 				score := func(o curves.Order) (curveEvaluation, error) {
 					f, err := curves.ObjectiveContext(ctx, m, o, w, *ring)
 					if err != nil {
 						return curveEvaluation{}, err
+					}
+					// Dyadic weights on hop distances make F a multiple of their unit,
+					// summed exactly up to 2^52 units; past that float64 rounds it.
+					if u := qap.DyadicUnit(w); u > 0 && f > math.Ldexp(u, 52) && !roundedSaid {
+						roundedSaid = true
+						e.warnf("F = %g with weights %s passes 2^52 times their unit %g, where float64 rounds it: its last digits are not exact (scale the weights down)", f, w, u)
 					}
 					steps, err := curves.StepStatsContext(ctx, m, o, *ring)
 					if err != nil {

@@ -122,10 +122,13 @@ default: chosen by size. See docs/ilp.md.
 Certificate: bound is a proven lower bound on the optimal F (HiGHS's dual bound, the
 Gilmore-Lawler bound, the window-decomposition bound, or the DP: bound_source), gap = (objective - bound) / objective. status is
 optimal, time_limit, interrupted, gap_limit, heuristic (no MIP ran) or unproven (HiGHS
-said done but its bound does not meet F; see the notes). objective is F of
-the printed order, recomputed by the same function that scores curves. When all weights
-are dyadic (1, 0.5, 0.25, ...) every F is a multiple of the finest one, and the bound is
-rounded up to such a multiple. The time limit covers the whole solve (starting
+said done but its bound does not meet F, or the data are integers too large for float64
+to sum exactly; see the notes). objective is F of the printed order, recomputed by the
+same function that scores curves. When all weights (all --qap entries) are dyadic
+(1, 0.5, 0.25, ...) every F is a multiple of the finest unit g, the bound is rounded up
+to such a multiple, and optimal means bound = F exactly; past 2^52 g float64 rounds F,
+and no result is certified. Other data (0.1, 1/3) are rounded when read: optimal then
+means the bound is within a relative 1e-9 of F (said in the notes). The time limit covers the whole solve (starting
 orderings included; seconds is its wall time). Ctrl-C stops any phase within a second
 and prints the best ordering found with its bound (exit status 130).
 Reproducibility: a solve that ends before its time limit gives the same order, F and

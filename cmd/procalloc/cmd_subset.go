@@ -23,6 +23,9 @@ type subsetAlgo struct {
 	name    string
 	summary string
 	run     func(ctx context.Context, in *subsetInput, p subsetParams) (*subsetResult, error)
+	// certifies: the algorithm claims optimality (optimal, bound), which needs totals
+	// float64 holds exactly (checkExactTotals).
+	certifies bool
 }
 
 var subsetAlgos = map[string]*subsetAlgo{}
@@ -147,6 +150,11 @@ procalloc subset --algo ring --k 4 --points ring.txt --circumference 64`,
 				if *k < 1 || *k > len(in.Points) {
 					return usagef("--k %d: must be between 1 and the number of points (%d)", *k, len(in.Points))
 				}
+				if a.certifies {
+					if err := checkExactTotals(in, *k, a.name, *circ); err != nil {
+						return err
+					}
+				}
 				p := subsetParams{K: *k, Eps: *eps, TimeLimit: *limit, Circumference: *circ,
 					Progress: newProgress(e, "subset "+a.name, 0)}
 				if *limit > 0 {
@@ -173,6 +181,31 @@ procalloc subset --algo ring --k 4 --points ring.txt --circumference 64`,
 			}
 		},
 	})
+}
+
+// checkExactTotals refuses inputs on which an exact algorithm's totals could pass
+// 2^53, where float64 rounds them: subsets of different totals could compare equal
+// and "optimal" would rest on rounding. The largest total is at most C(k,2) times the
+// largest distance (the L1 extent of the points' bounding box, on a ring at most C/2).
+func checkExactTotals(in *subsetInput, k int, algo string, circ float64) error {
+	var diam float64
+	lo, hi := slices.Clone(in.Points[0]), slices.Clone(in.Points[0])
+	for _, p := range in.Points {
+		for j, v := range p {
+			lo[j], hi[j] = min(lo[j], v), max(hi[j], v)
+		}
+	}
+	for j := range lo {
+		diam += hi[j] - lo[j]
+	}
+	if algo == "ring" && circ > 0 {
+		diam = min(diam, circ/2)
+	}
+	if most := float64(k) * float64(k-1) / 2 * diam; most >= 1<<53 {
+		return fmt.Errorf("%s: %s: totals of %d points can reach %.4g (%d pairs, distances up to %.4g), 2^53 or beyond, where float64 rounds them: optimality could not be certified; shift or rescale the points, or use an approximation algorithm (mm, mminc)",
+			algo, in.Source, k, most, k*(k-1)/2, diam)
+	}
+	return nil
 }
 
 func subsetAlgoNames() []string {

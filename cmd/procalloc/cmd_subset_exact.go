@@ -17,16 +17,16 @@ import (
 func init() {
 	registerSubsetAlgo(&subsetAlgo{name: "k3",
 		summary: "exact k = 3 in the plane via the L1 order-3 Voronoi sets (Theorem 3); integer coordinates",
-		run:     runSubsetK3})
+		run:     runSubsetK3, certifies: true})
 	registerSubsetAlgo(&subsetAlgo{name: "line",
 		summary: "exact on a line (one coordinate per point): best window of k consecutive points, O(n) after sorting",
-		run:     runSubsetLine})
+		run:     runSubsetLine, certifies: true})
 	registerSubsetAlgo(&subsetAlgo{name: "ring",
 		summary: "exact on a ring of circumference C (--circumference), distance min(|a-b|, C-|a-b|)",
-		run:     runSubsetRing})
+		run:     runSubsetRing, certifies: true})
 	registerSubsetAlgo(&subsetAlgo{name: "exact",
 		summary: "exact for any k and dimension: branch and bound from MM+Inc; --time-limit reports bound and gap",
-		run:     runSubsetExact})
+		run:     runSubsetExact, certifies: true})
 }
 
 // exactHelp is part of "procalloc help subset" (cmd_subset.go).
