@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -210,6 +211,19 @@ func (p *Plan) replay(ctx, rctx context.Context) error {
 		ls = newLockstep(cctx, len(p.Deployments), lockstepWindow)
 		defer ls.close()
 		sem = nil
+		// Every replay runs at once: the progress is the jobs the slowest has
+		// passed on (each 0.5 %), not each replay's start (all in the first
+		// moment, when a terminal's progress line is not drawn yet).
+		var names []string
+		for _, d := range p.Deployments {
+			if d.Supported {
+				names = append(names, string(d.Kind))
+			}
+		}
+		total := len(p.Jobs)
+		stage := fmt.Sprintf("replaying %s", strings.Join(names, ", "))
+		ls.step = max(1, total/200)
+		ls.onMin = func(m int) { p.progress(fmt.Sprintf("%s: job %d of %d", stage, m, total)) }
 	}
 	var wg sync.WaitGroup
 	for i, d := range p.Deployments {
@@ -238,7 +252,9 @@ func (p *Plan) replay(ctx, rctx context.Context) error {
 				}
 				return
 			}
-			p.progress("replaying " + string(d.Kind))
+			if ls == nil {
+				p.progress("replaying " + string(d.Kind))
+			}
 			var passed func(n int)
 			if ls != nil {
 				passed = func(n int) { ls.passed(i, n) }
@@ -316,6 +332,10 @@ type lockstep struct {
 	wakeAt int // broadcast once min reaches it (math.MaxInt: nobody waits)
 	stop   func() bool
 	ctx    context.Context
+	// onMin, when set, is told min each time it reaches next (then next += step),
+	// l.mu held: the progress of the replays as a whole (Options.Progress).
+	onMin      func(min int)
+	next, step int
 }
 
 func newLockstep(ctx context.Context, replays, window int) *lockstep {
@@ -344,6 +364,10 @@ func (l *lockstep) update() {
 		}
 	}
 	l.min = m
+	if l.onMin != nil && m != math.MaxInt && m >= l.next {
+		l.next = m + l.step
+		l.onMin(m)
+	}
 	if m >= l.wakeAt {
 		l.wakeAt = math.MaxInt
 		l.cond.Broadcast()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/procalloc/procalloc/curves"
@@ -320,10 +322,14 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 					}
 					opt.Trace, opt.TracePath = tr, *trace
 				}
-				prog := newProgress(e, "plan", 0)
-				opt.Progress = func(s string) { prog.Update(0, s) }
+				// The stage redrawn every 200 ms (with the time taken): plan tells
+				// each stage once, and those of the first second are not drawn.
+				var stage atomic.Value
+				stage.Store("checking inputs")
+				opt.Progress = func(s string) { stage.Store(s) }
+				stopBar := newProgress(e, "plan", 0).live(func() (int64, string) { return 0, stage.Load().(string) })
 				p, err := plan.Make(ctx, opt)
-				prog.Done()
+				stopBar()
 				if err != nil {
 					return err
 				}
@@ -383,12 +389,25 @@ func scontrolVersion(ctx context.Context) (plan.Version, bool) {
 // directories are made first, then writeOutputs stages every file and moves them
 // into place only when all were written, so a failure part of the way (a full
 // disk) leaves an older plan as it was and no directory it made.
-func writePlanFiles(e *env, dir string, files []plan.File) (err error) {
-	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
-		return fmt.Errorf("-o %s: not a directory", dir)
-	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("-o %s: %w", dir, err)
+//
+// An older plan's files in dir (those its report.json lists) that this plan does
+// not write are removed once the new files are in place, with the directories
+// they leave empty: a plan written over another kept, say, predictions/tree.csv
+// beside predictions/tree.first-3543-jobs.csv, or a --deployment's directory of
+// the run before, as if this plan had written them. Other files are left alone.
+// A symbolic link dir is followed, to a directory not made yet too (made there,
+// as a file output is written at its link's target).
+func writePlanFiles(e *env, given string, files []plan.File) (err error) {
+	dir, err := resolveTarget(given)
+	if err != nil {
+		return fmt.Errorf("-o %w", err)
 	}
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return fmt.Errorf("-o %s: not a directory", given)
+	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("-o %s: %w", given, err)
+	}
+	stale := olderPlanFiles(dir, files)
 	var made []string // directories made, outermost first
 	defer func() {
 		if err != nil {
@@ -401,11 +420,57 @@ func writePlanFiles(e *env, dir string, files []plan.File) (err error) {
 	for i, f := range files {
 		path := filepath.Join(dir, filepath.FromSlash(f.Name))
 		if err := mkdirAll(filepath.Dir(path), &made); err != nil {
-			return fmt.Errorf("-o %s: %w", dir, err)
+			return fmt.Errorf("-o %s: %w", given, err)
 		}
 		outs[i] = namedOutput{"-o", path, func(w io.Writer) error { _, err := w.Write(f.Data); return err }}
 	}
-	return writeOutputs(e, outs...)
+	if err := writeOutputs(e, outs...); err != nil {
+		return err
+	}
+	for _, name := range stale {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			e.warnf("-o %s: %s is left from an older plan: %v", given, name, unwrapPath(err))
+			continue
+		}
+		for d := filepath.Dir(path); d != dir && strings.HasPrefix(d, dir); d = filepath.Dir(d) {
+			if os.Remove(d) != nil { // not empty
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// olderPlanFiles are the files the plan in dir (its report.json's "files") wrote
+// that files does not hold: plain relative names inside dir naming regular files
+// (nothing else is removed, whatever an edited report.json says).
+func olderPlanFiles(dir string, files []plan.File) []string {
+	data, err := os.ReadFile(filepath.Join(dir, "report.json"))
+	if err != nil {
+		return nil
+	}
+	var old struct {
+		Files []string `json:"files"`
+	}
+	if json.Unmarshal(data, &old) != nil {
+		return nil
+	}
+	now := map[string]bool{}
+	for _, f := range files {
+		now[f.Name] = true
+	}
+	var stale []string
+	for _, name := range old.Files {
+		if now[name] || !filepath.IsLocal(filepath.FromSlash(name)) {
+			continue
+		}
+		if fi, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(name))); err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		stale = append(stale, name)
+	}
+	return stale
 }
 
 // mkdirAll is os.MkdirAll that appends the directories it makes to made, outermost
