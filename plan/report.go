@@ -183,10 +183,20 @@ func (p *Plan) recommend() {
 		d := &r.Deployments[i]
 		d.ChangeVsCurrent, d.ChangeVsAsRun = change(d, cur), change(d, asrun)
 	}
-	best := (*DeploymentReport)(nil)
+	// best is the best deployment Slurm runs every job under; passed the best of
+	// those it would not (jobs left pending or refused), named in the
+	// recommendation when it beats best, so that a better figure in the table is
+	// not passed over without a word.
+	best, passed := (*DeploymentReport)(nil), (*DeploymentReport)(nil)
 	for i := range r.Deployments {
 		d := &r.Deployments[i]
-		if !d.Supported || d.Metrics == nil || d.Name == string(KindCurrent) || d.Name == string(KindAsRun) || d.Pending > 0 || d.Refused > 0 {
+		if !d.Supported || d.Metrics == nil || d.Name == string(KindCurrent) || d.Name == string(KindAsRun) {
+			continue
+		}
+		if d.Pending > 0 || d.Refused > 0 {
+			if passed == nil || d.Metrics.MeanPairwiseHops < passed.Metrics.MeanPairwiseHops {
+				passed = d
+			}
 			continue
 		}
 		if best == nil || d.Metrics.MeanPairwiseHops < best.Metrics.MeanPairwiseHops {
@@ -213,6 +223,16 @@ func (p *Plan) recommend() {
 		} else {
 			r.Recommendation = fmt.Sprintf("keep the current configuration: no deployment cuts mean pairwise hops (the best, %s, changes them by %+.1f%%)", best.Name, -gain)
 		}
+	}
+	if passed != nil && passed.ChangeVsCurrent != nil && (best == nil || passed.Metrics.MeanPairwiseHops < best.Metrics.MeanPairwiseHops) && (stop == nil || stop.Jobs > 0) {
+		var why []string
+		if passed.Pending > 0 {
+			why = append(why, fmt.Sprintf("leave %d of its jobs pending", passed.Pending))
+		}
+		if passed.Refused > 0 {
+			why = append(why, fmt.Sprintf("refuse %d of its jobs at submission", passed.Refused))
+		}
+		r.Recommendation += fmt.Sprintf("; %s (%+.1f%%) is not recommended: Slurm would %s (its notes say why)", passed.Name, 100**passed.ChangeVsCurrent, strings.Join(why, " and "))
 	}
 	if stop != nil && stop.Jobs > 0 {
 		r.Recommendation += fmt.Sprintf(" (on the first %d of the workload's %d jobs: %s during %s)", stop.Jobs, r.Workload.Jobs, stop.Reason, stop.During)
