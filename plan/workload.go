@@ -225,6 +225,12 @@ func (p *Plan) replay(ctx, rctx context.Context) error {
 		ls.step = max(1, total/200)
 		ls.onMin = func(m int) { p.progress(fmt.Sprintf("%s: job %d of %d", stage, m, total)) }
 	}
+	running := &runningReplays{p: p}
+	for _, d := range p.Deployments {
+		if d.Supported {
+			running.total++
+		}
+	}
 	var wg sync.WaitGroup
 	for i, d := range p.Deployments {
 		reports[i] = DeploymentReport{Name: string(d.Kind), Supported: d.Supported, NeedsVersion: d.Kind.NeedsVersion().String(), Reason: d.Why, Settings: d.Settings, Notes: slices.Clone(d.Notes)}
@@ -253,7 +259,8 @@ func (p *Plan) replay(ctx, rctx context.Context) error {
 				return
 			}
 			if ls == nil {
-				p.progress("replaying " + string(d.Kind))
+				running.start(d.Kind)
+				defer running.finish(d.Kind)
 			}
 			var passed func(n int)
 			if ls != nil {
@@ -313,6 +320,44 @@ func (p *Plan) replay(ctx, rctx context.Context) error {
 	}
 	p.Report.Deployments = reports
 	return nil
+}
+
+// runningReplays tells Options.Progress the replays running and how many have
+// finished, when they run a few at a time (no deadline): the last one started
+// alone named the stage while others ran on.
+type runningReplays struct {
+	p           *Plan
+	mu          sync.Mutex
+	now         []Kind
+	done, total int
+}
+
+func (r *runningReplays) start(k Kind) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.now = append(r.now, k)
+	r.tell()
+}
+
+func (r *runningReplays) finish(k Kind) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if i := slices.Index(r.now, k); i >= 0 {
+		r.now = slices.Delete(r.now, i, i+1)
+	}
+	r.done++
+	if len(r.now) > 0 {
+		r.tell()
+	}
+}
+
+// tell reports the stage; r.mu held.
+func (r *runningReplays) tell() {
+	names := make([]string, len(r.now))
+	for i, k := range r.now {
+		names[i] = string(k)
+	}
+	r.p.progress(fmt.Sprintf("replaying %s (%d of %d replays done)", strings.Join(names, ", "), r.done, r.total))
 }
 
 // lockstepWindow is how many jobs one replay may pass on ahead of the slowest

@@ -521,7 +521,16 @@ func printPlan(w io.Writer, r *plan.Report, dir string) error {
 		best = fmt.Sprintf(", best curve %s %s", o.BestCurve.Name, fmtNum(o.BestCurve.Objective))
 	}
 	fmt.Fprintf(w, "ordering        F %s (%s), bound %s; name order %s%s\n\n", fmtNum(o.Objective), o.Status, bound, fmtNum(o.NameOrder), best)
-	t := newTable(w, "deployment", "supported", "mean hops", "leaves", "% one leaf", "vs current", "pending", "refused")
+	// waited: a column only when partitions made jobs wait (report.json's waited).
+	waited := false
+	for _, d := range r.Deployments {
+		waited = waited || d.Waited > 0
+	}
+	head := []string{"deployment", "supported", "mean hops", "leaves", "% one leaf", "vs current", "pending", "refused"}
+	if waited {
+		head = append(head, "waited")
+	}
+	t := newTable(w, head...)
 	var notes []string
 	for _, d := range r.Deployments {
 		sup := "yes"
@@ -536,13 +545,17 @@ func printPlan(w io.Writer, r *plan.Report, dir string) error {
 		if d.Name == r.Recommended {
 			name += " *"
 		}
-		c := []string{name, sup, "", "", "", "", "", ""}
+		c := make([]string, len(head))
+		c[0], c[1] = name, sup
 		if m := d.Metrics; m != nil {
 			c[2] = fmt.Sprintf("%.3f", m.MeanPairwiseHops)
 			if m.MeanLeavesSpanned != nil {
 				c[3], c[4] = fmt.Sprintf("%.2f", *m.MeanLeavesSpanned), fmt.Sprintf("%.1f", *m.PctOneLeaf)
 			}
 			c[6], c[7] = fmt.Sprint(d.Pending), fmt.Sprint(d.Refused)
+			if waited {
+				c[8] = fmt.Sprint(d.Waited)
+			}
 		}
 		if d.ChangeVsCurrent != nil {
 			c[5] = fmt.Sprintf("%+.1f%%", 100**d.ChangeVsCurrent)
