@@ -96,11 +96,15 @@ func init() {
   4. reports per deployment and per job-size class the mean pairwise hops of a
      job's nodes, the mean leaf switches a job spans and the % of jobs on one leaf
      (jobs of 2 or more nodes), the change against current and as-run, and
-     recommends the best supported deployment, or keeping the current
-     configuration when the gain in mean pairwise hops is under --threshold.
+     recommends the best supported deployment that leaves no job pending or
+     refused (a better one that does is named, with the count), or keeping the
+     current configuration when the gain in mean pairwise hops is under
+     --threshold.
 
-Output directory -o DIR (created; files replaced atomically; nothing is written
-unless every input checked):
+Output directory -o DIR (checked before anything is read; created, at a symbolic
+link's target too; files replaced atomically; nothing is written unless every
+input checked; an older plan's files there that this one does not write are
+removed, other files left alone):
   ordering.pairs          the ordering (node rank per line)
   ordering.hosts          the compute hosts' names in ordering order (names Open MPI or
                           MPICH would refuse or merge are warned of, as by curve
