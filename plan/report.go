@@ -580,12 +580,8 @@ th{background:#eee}td:first-child,th:first-child,.deploy td:nth-child(2),.deploy
 		if d.Reason != "" {
 			fmt.Fprintf(w, "<li>not supported: %s</li>\n", e(d.Reason))
 		}
-		for _, st := range d.Settings {
-			fmt.Fprintf(w, "<li>sets %s</li>\n", e(st))
-		}
-		for _, n := range d.Notes {
-			fmt.Fprintf(w, "<li>%s</li>\n", e(n))
-		}
+		htmlItems(w, "", "sets ", d.Settings)
+		htmlItems(w, "", "", d.Notes)
 		io.WriteString(w, "</ul></dd>\n")
 	}
 	io.WriteString(w, "</dl>\n")
@@ -609,20 +605,21 @@ th{background:#eee}td:first-child,th:first-child,.deploy td:nth-child(2),.deploy
 	fmt.Fprintf(w, "</table>\n<p>F = sum over host pairs of w(rank difference) &times; hops, weights %s; solved in %.2f s of %s.</p>\n", e(o.Weights), o.Seconds, limit)
 	if len(r.Warnings) > 0 || len(r.Notes) > 0 {
 		io.WriteString(w, "<h2>Warnings and notes</h2><ul>\n")
-		for _, s := range r.Warnings {
-			fmt.Fprintf(w, "<li class=\"warn\">%s</li>\n", e(s))
-		}
-		for _, s := range r.Notes {
-			fmt.Fprintf(w, "<li>%s</li>\n", e(s))
-		}
+		htmlItems(w, ` class="warn"`, "", r.Warnings)
+		htmlItems(w, "", "", r.Notes)
 		io.WriteString(w, "</ul>\n")
 	}
 	io.WriteString(w, "<h2>Files</h2><ul>\n")
-	for _, f := range r.Files {
-		fmt.Fprintf(w, "<li>%s</li>\n", e(f))
-	}
+	htmlItems(w, "", "", r.Files)
 	_, err := io.WriteString(w, "</ul>\n</body></html>\n")
 	return err
+}
+
+// htmlItems writes an <li> (with attr) of prefix and each item, escaped.
+func htmlItems(w io.Writer, attr, prefix string, items []string) {
+	for _, s := range items {
+		fmt.Fprintf(w, "<li%s>%s</li>\n", attr, html.EscapeString(prefix+s))
+	}
 }
 
 // writeSizeTable writes mean pairwise hops per job-size class (rows) and
