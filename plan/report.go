@@ -580,7 +580,7 @@ th{background:#eee}td:first-child,th:first-child,.deploy td:nth-child(2),.deploy
 		if d.Reason != "" {
 			fmt.Fprintf(w, "<li>not supported: %s</li>\n", e(d.Reason))
 		}
-		htmlItems(w, "", "sets ", d.Settings)
+		htmlItems(w, "", "setting: ", d.Settings)
 		htmlItems(w, "", "", d.Notes)
 		io.WriteString(w, "</ul></dd>\n")
 	}
