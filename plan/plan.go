@@ -446,7 +446,7 @@ func (p *Plan) checkInputs(ctx context.Context) error {
 	}
 	slices.SortFunc(r.UnmatchedHosts, hostlist.NaturalCompare)
 	if len(compute) == 0 {
-		return &InputError{opt.SlurmConfPath, fmt.Errorf("none of the %d hosts of %s is a node of the slurm.conf (first hosts: %s; first nodes: %s): are the names the same?",
+		return &InputError{opt.SlurmConfPath, fmt.Errorf("none of the %d hosts of %s is a node of the slurm.conf (first hosts: %s; first nodes: %s): a host is the node of its NodeName, of its NodeHostname, or of its short name; give the nodes NodeHostname= the network's host names (Slurm's own way), or rename the fabric's hosts to the NodeNames with a node-name-map (--node-name-map: GUID \"name\" lines)",
 			len(names), opt.MachineSource, textin.FirstFew(names, 4, ", "), textin.FirstFew(nodeNames(nodes), 4, ", "))}
 	}
 	if len(compute) < 2 {

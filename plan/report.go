@@ -183,10 +183,20 @@ func (p *Plan) recommend() {
 		d := &r.Deployments[i]
 		d.ChangeVsCurrent, d.ChangeVsAsRun = change(d, cur), change(d, asrun)
 	}
-	best := (*DeploymentReport)(nil)
+	// best is the best deployment Slurm runs every job under; passed the best of
+	// those it would not (jobs left pending or refused), named in the
+	// recommendation when it beats best, so that a better figure in the table is
+	// not passed over without a word.
+	best, passed := (*DeploymentReport)(nil), (*DeploymentReport)(nil)
 	for i := range r.Deployments {
 		d := &r.Deployments[i]
-		if !d.Supported || d.Metrics == nil || d.Name == string(KindCurrent) || d.Name == string(KindAsRun) || d.Pending > 0 || d.Refused > 0 {
+		if !d.Supported || d.Metrics == nil || d.Name == string(KindCurrent) || d.Name == string(KindAsRun) {
+			continue
+		}
+		if d.Pending > 0 || d.Refused > 0 {
+			if passed == nil || d.Metrics.MeanPairwiseHops < passed.Metrics.MeanPairwiseHops {
+				passed = d
+			}
 			continue
 		}
 		if best == nil || d.Metrics.MeanPairwiseHops < best.Metrics.MeanPairwiseHops {
@@ -213,6 +223,16 @@ func (p *Plan) recommend() {
 		} else {
 			r.Recommendation = fmt.Sprintf("keep the current configuration: no deployment cuts mean pairwise hops (the best, %s, changes them by %+.1f%%)", best.Name, -gain)
 		}
+	}
+	if passed != nil && passed.ChangeVsCurrent != nil && (best == nil || passed.Metrics.MeanPairwiseHops < best.Metrics.MeanPairwiseHops) && (stop == nil || stop.Jobs > 0) {
+		var why []string
+		if passed.Pending > 0 {
+			why = append(why, fmt.Sprintf("leave %d of its jobs pending", passed.Pending))
+		}
+		if passed.Refused > 0 {
+			why = append(why, fmt.Sprintf("refuse %d of its jobs at submission", passed.Refused))
+		}
+		r.Recommendation += fmt.Sprintf("; %s (%+.1f%%) is not recommended: Slurm would %s (its notes in the report say why)", passed.Name, 100**passed.ChangeVsCurrent, strings.Join(why, " and "))
 	}
 	if stop != nil && stop.Jobs > 0 {
 		r.Recommendation += fmt.Sprintf(" (on the first %d of the workload's %d jobs: %s during %s)", stop.Jobs, r.Workload.Jobs, stop.Reason, stop.During)
@@ -472,7 +492,15 @@ th{background:#eee}td:first-child,th:first-child,.deploy td:nth-child(2),.deploy
 	if st := r.Workload.Stopped; st != nil {
 		fmt.Fprintf(w, "<p class=\"warn\"><b>Partial replays:</b> %s; every figure below is over the workload's first %d of %d jobs only.</p>\n", e(st.Reason+" during "+st.During), st.Jobs, r.Workload.Jobs)
 	}
-	io.WriteString(w, "<h2>Deployments</h2>\n<table class=\"deploy\"><tr><th>deployment</th><th>supported</th><th>mean pairwise hops</th><th>mean leaves spanned</th><th>% jobs on one leaf</th><th>vs current</th><th>vs as-run</th><th>pending</th><th>refused</th></tr>\n")
+	waited := false // a column only when partitions made jobs wait (Waited)
+	for _, d := range r.Deployments {
+		waited = waited || d.Waited > 0
+	}
+	io.WriteString(w, "<h2>Deployments</h2>\n<table class=\"deploy\"><tr><th>deployment</th><th>supported</th><th>mean pairwise hops</th><th>mean leaves spanned</th><th>% jobs on one leaf</th><th>vs current</th><th>vs as-run</th><th>pending</th><th>refused</th>")
+	if waited {
+		io.WriteString(w, "<th>waited</th>")
+	}
+	io.WriteString(w, "</tr>\n")
 	var labels []string
 	var vals, oneLeaf []float64
 	noLeaves := false // a replay without leaf metrics: the network has no leaf switches
@@ -482,6 +510,9 @@ th{background:#eee}td:first-child,th:first-child,.deploy td:nth-child(2),.deploy
 			sup = "no: " + d.Reason
 		}
 		cells := []string{"", "", "", "", "", "", ""}
+		if waited {
+			cells = append(cells, "")
+		}
 		if m := d.Metrics; m != nil {
 			cells[0] = fmt.Sprintf("%.3f", m.MeanPairwiseHops)
 			if m.MeanLeavesSpanned != nil {
@@ -504,6 +535,9 @@ th{background:#eee}td:first-child,th:first-child,.deploy td:nth-child(2),.deploy
 		}
 		if d.Metrics != nil {
 			cells[5], cells[6] = fmt.Sprint(d.Pending), fmt.Sprint(d.Refused)
+			if waited {
+				cells[7] = fmt.Sprint(d.Waited)
+			}
 		}
 		fmt.Fprintf(w, "<tr><td>%s</td><td>%s</td>", e(d.Name), e(sup))
 		for _, c := range cells {
@@ -512,6 +546,15 @@ th{background:#eee}td:first-child,th:first-child,.deploy td:nth-child(2),.deploy
 		io.WriteString(w, "</tr>\n")
 	}
 	io.WriteString(w, "</table>\n")
+	jobs := "the jobs of two or more nodes"
+	if cur := p.reportOf(KindCurrent); cur != nil && cur.Metrics != nil {
+		jobs = fmt.Sprintf("the %d jobs of two or more nodes", cur.Metrics.Jobs)
+	}
+	fmt.Fprintf(w, "<p>Metrics over %s. Pending: jobs Slurm would leave pending under the deployment (no switch or block holds them; replayed on the lowest free nodes so that every deployment runs the same schedule); refused: jobs Slurm would refuse at submission; a deployment with either is not recommended.", e(jobs))
+	if waited {
+		io.WriteString(w, " Waited: jobs that found too few free nodes in their partition when production started them and waited for a release.")
+	}
+	io.WriteString(w, " Each deployment's settings and notes are below the charts.</p>\n")
 	if noLeaves {
 		io.WriteString(w, "<p>–: the network has no leaf switches (a grid), so no leaf metrics.</p>\n")
 	}
@@ -526,6 +569,22 @@ th{background:#eee}td:first-child,th:first-child,.deploy td:nth-child(2),.deploy
 		}
 	}
 	p.writeSizeTable(w)
+	// Each deployment's settings and notes (why jobs were pending, what was
+	// emulated how): report.json has them, and the figures above need them.
+	io.WriteString(w, "<h2>Deployments' settings and notes</h2>\n<dl>\n")
+	for _, d := range r.Deployments {
+		if len(d.Settings) == 0 && len(d.Notes) == 0 && d.Reason == "" {
+			continue
+		}
+		fmt.Fprintf(w, "<dt><b>%s</b></dt><dd><ul>\n", e(d.Name))
+		if d.Reason != "" {
+			fmt.Fprintf(w, "<li>not supported: %s</li>\n", e(d.Reason))
+		}
+		htmlItems(w, "", "setting: ", d.Settings)
+		htmlItems(w, "", "", d.Notes)
+		io.WriteString(w, "</ul></dd>\n")
+	}
+	io.WriteString(w, "</dl>\n")
 	o := &r.Ordering
 	io.WriteString(w, "<h2>Ordering</h2>\n<table><tr><th>ordering</th><th>F</th></tr>\n")
 	fmt.Fprintf(w, "<tr><td>certified ordering (%s)</td><td>%s</td></tr>\n", e(o.Status), fmtF(o.Objective))
@@ -546,20 +605,21 @@ th{background:#eee}td:first-child,th:first-child,.deploy td:nth-child(2),.deploy
 	fmt.Fprintf(w, "</table>\n<p>F = sum over host pairs of w(rank difference) &times; hops, weights %s; solved in %.2f s of %s.</p>\n", e(o.Weights), o.Seconds, limit)
 	if len(r.Warnings) > 0 || len(r.Notes) > 0 {
 		io.WriteString(w, "<h2>Warnings and notes</h2><ul>\n")
-		for _, s := range r.Warnings {
-			fmt.Fprintf(w, "<li class=\"warn\">%s</li>\n", e(s))
-		}
-		for _, s := range r.Notes {
-			fmt.Fprintf(w, "<li>%s</li>\n", e(s))
-		}
+		htmlItems(w, ` class="warn"`, "", r.Warnings)
+		htmlItems(w, "", "", r.Notes)
 		io.WriteString(w, "</ul>\n")
 	}
 	io.WriteString(w, "<h2>Files</h2><ul>\n")
-	for _, f := range r.Files {
-		fmt.Fprintf(w, "<li>%s</li>\n", e(f))
-	}
+	htmlItems(w, "", "", r.Files)
 	_, err := io.WriteString(w, "</ul>\n</body></html>\n")
 	return err
+}
+
+// htmlItems writes an <li> (with attr) of prefix and each item, escaped.
+func htmlItems(w io.Writer, attr, prefix string, items []string) {
+	for _, s := range items {
+		fmt.Fprintf(w, "<li%s>%s</li>\n", attr, html.EscapeString(prefix+s))
+	}
 }
 
 // writeSizeTable writes mean pairwise hops per job-size class (rows) and

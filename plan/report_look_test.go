@@ -3,7 +3,9 @@ package plan
 import (
 	"context"
 	"fmt"
+	"html"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -91,5 +93,47 @@ func TestReportHTMLNoLeaves(t *testing.T) {
 	}
 	if !strings.Contains(h, "–: the network has no leaf switches") {
 		t.Errorf("no note saying why the leaf columns are empty")
+	}
+}
+
+// TestReportHTMLShowsDeploymentNotes: report.html carries every deployment's
+// settings and notes (why jobs were pending, how each was emulated: report.json
+// had them, the page did not, and its "pending" column went unexplained), and a
+// waited column, as wide as its header, when partitions made jobs wait.
+func TestReportHTMLShowsDeploymentNotes(t *testing.T) {
+	p, err := Make(context.Background(), sampleOptions(t, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := string(file(p, "report.html"))
+	some := 0
+	for _, d := range p.Report.Deployments {
+		for _, s := range append(slices.Clone(d.Settings), d.Notes...) {
+			some++
+			if !strings.Contains(h, html.EscapeString(s)) {
+				t.Errorf("report.html lacks %s's %q", d.Name, s)
+			}
+		}
+	}
+	if some == 0 {
+		t.Fatal("no deployment has settings or notes")
+	}
+	for _, waited := range []int{0, 3} {
+		p.Report.Deployments[0].Waited = waited
+		var b strings.Builder
+		if err := p.writeHTML(&b); err != nil {
+			t.Fatal(err)
+		}
+		table := regexp.MustCompile(`(?s)<table class="deploy">.*?</table>`).FindString(b.String())
+		rows := regexp.MustCompile(`<tr>.*?</tr>`).FindAllString(table, -1)
+		cols := strings.Count(rows[0], "<th>")
+		if strings.Contains(rows[0], "<th>waited</th>") != (waited > 0) {
+			t.Errorf("waited %d: header %s", waited, rows[0])
+		}
+		for _, r := range rows[1:] {
+			if c := strings.Count(r, "<td>"); c != cols && !strings.Contains(r, "no: ") {
+				t.Errorf("waited %d: row of %d cells under %d headers: %s", waited, c, cols, r)
+			}
+		}
 	}
 }

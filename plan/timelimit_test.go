@@ -346,3 +346,41 @@ func TestPlanTimeLimitDuringBuilds(t *testing.T) {
 		t.Errorf("--deployment tree not built: plan %v, error %v", p != nil, err)
 	}
 }
+
+// TestProgressCountsTheJobsReplayed: under a time limit every replay runs at once
+// (lockstep), so the stages "replaying X" all came in the first moment and a
+// terminal's progress line (drawn after a second) showed nothing for the whole
+// replay phase, minutes at 10^4-10^5 hosts. Progress now tells the jobs the
+// slowest replay has passed on, never decreasing, up to every job.
+func TestProgressCountsTheJobsReplayed(t *testing.T) {
+	opt := limitOptions(t)
+	var mu sync.Mutex
+	var counts []int
+	opt.Progress = func(s string) {
+		i := strings.LastIndex(s, ": job ")
+		if !strings.HasPrefix(s, "replaying ") || i < 0 {
+			return
+		}
+		var n, of int
+		if _, err := fmt.Sscanf(s[i:], ": job %d of %d", &n, &of); err != nil || of != len(opt.Trace.Jobs) {
+			t.Errorf("progress %q: %v", s, err)
+		}
+		mu.Lock()
+		counts = append(counts, n)
+		mu.Unlock()
+	}
+	if _, err := Make(context.Background(), opt); err != nil {
+		t.Fatal(err)
+	}
+	if len(counts) < 100 {
+		t.Fatalf("%d job counts told, want one each 0.5%% of the %d jobs: %v", len(counts), len(opt.Trace.Jobs), counts)
+	}
+	for i := 1; i < len(counts); i++ {
+		if counts[i] < counts[i-1] {
+			t.Fatalf("job count went back: %v", counts)
+		}
+	}
+	if last := counts[len(counts)-1]; last < len(opt.Trace.Jobs)-len(opt.Trace.Jobs)/200 {
+		t.Errorf("last count %d of %d jobs", last, len(opt.Trace.Jobs))
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -210,6 +211,25 @@ func (p *Plan) replay(ctx, rctx context.Context) error {
 		ls = newLockstep(cctx, len(p.Deployments), lockstepWindow)
 		defer ls.close()
 		sem = nil
+		// Every replay runs at once: the progress is the jobs the slowest has
+		// passed on (each 0.5 %), not each replay's start (all in the first
+		// moment, when a terminal's progress line is not drawn yet).
+		var names []string
+		for _, d := range p.Deployments {
+			if d.Supported {
+				names = append(names, string(d.Kind))
+			}
+		}
+		total := len(p.Jobs)
+		stage := fmt.Sprintf("replaying %s", strings.Join(names, ", "))
+		ls.step = max(1, total/200)
+		ls.onMin = func(m int) { p.progress(fmt.Sprintf("%s: job %d of %d", stage, m, total)) }
+	}
+	running := &runningReplays{p: p}
+	for _, d := range p.Deployments {
+		if d.Supported {
+			running.total++
+		}
 	}
 	var wg sync.WaitGroup
 	for i, d := range p.Deployments {
@@ -238,7 +258,10 @@ func (p *Plan) replay(ctx, rctx context.Context) error {
 				}
 				return
 			}
-			p.progress("replaying " + string(d.Kind))
+			if ls == nil {
+				running.start(d.Kind)
+				defer running.finish(d.Kind)
+			}
 			var passed func(n int)
 			if ls != nil {
 				passed = func(n int) { ls.passed(i, n) }
@@ -299,6 +322,44 @@ func (p *Plan) replay(ctx, rctx context.Context) error {
 	return nil
 }
 
+// runningReplays tells Options.Progress the replays running and how many have
+// finished, when they run a few at a time (no deadline): the last one started
+// alone named the stage while others ran on.
+type runningReplays struct {
+	p           *Plan
+	mu          sync.Mutex
+	now         []Kind
+	done, total int
+}
+
+func (r *runningReplays) start(k Kind) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.now = append(r.now, k)
+	r.tell()
+}
+
+func (r *runningReplays) finish(k Kind) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if i := slices.Index(r.now, k); i >= 0 {
+		r.now = slices.Delete(r.now, i, i+1)
+	}
+	r.done++
+	if len(r.now) > 0 {
+		r.tell()
+	}
+}
+
+// tell reports the stage; r.mu held.
+func (r *runningReplays) tell() {
+	names := make([]string, len(r.now))
+	for i, k := range r.now {
+		names[i] = string(k)
+	}
+	r.p.progress(fmt.Sprintf("replaying %s (%d of %d replays done)", strings.Join(names, ", "), r.done, r.total))
+}
+
 // lockstepWindow is how many jobs one replay may pass on ahead of the slowest
 // while a deadline may stop them.
 const lockstepWindow = 64
@@ -316,6 +377,10 @@ type lockstep struct {
 	wakeAt int // broadcast once min reaches it (math.MaxInt: nobody waits)
 	stop   func() bool
 	ctx    context.Context
+	// onMin, when set, is told min each time it reaches next (then next += step),
+	// l.mu held: the progress of the replays as a whole (Options.Progress).
+	onMin      func(min int)
+	next, step int
 }
 
 func newLockstep(ctx context.Context, replays, window int) *lockstep {
@@ -344,6 +409,10 @@ func (l *lockstep) update() {
 		}
 	}
 	l.min = m
+	if l.onMin != nil && m != math.MaxInt && m >= l.next {
+		l.next = m + l.step
+		l.onMin(m)
+	}
 	if m >= l.wakeAt {
 		l.wakeAt = math.MaxInt
 		l.cond.Broadcast()

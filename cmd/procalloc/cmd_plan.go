@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/procalloc/procalloc/curves"
@@ -94,11 +96,15 @@ func init() {
   4. reports per deployment and per job-size class the mean pairwise hops of a
      job's nodes, the mean leaf switches a job spans and the % of jobs on one leaf
      (jobs of 2 or more nodes), the change against current and as-run, and
-     recommends the best supported deployment, or keeping the current
-     configuration when the gain in mean pairwise hops is under --threshold.
+     recommends the best supported deployment that leaves no job pending or
+     refused (a better one that does is named, with the count), or keeping the
+     current configuration when the gain in mean pairwise hops is under
+     --threshold.
 
-Output directory -o DIR (created; files replaced atomically; nothing is written
-unless every input checked):
+Output directory -o DIR (checked before anything is read; created, at a symbolic
+link's target too; files replaced atomically; nothing is written unless every
+input checked; an older plan's files there that this one does not write are
+removed, other files left alone):
   ordering.pairs          the ordering (node rank per line)
   ordering.hosts          the compute hosts' names in ordering order (names Open MPI or
                           MPICH would refuse or merge are warned of, as by curve
@@ -330,10 +336,14 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 						opt.ReadTrace = read
 					}
 				}
-				prog := newProgress(e, "plan", 0)
-				opt.Progress = func(s string) { prog.Update(0, s) }
+				// The stage redrawn every 200 ms (with the time taken): plan tells
+				// each stage once, and those of the first second are not drawn.
+				var stage atomic.Value
+				stage.Store("checking inputs")
+				opt.Progress = func(s string) { stage.Store(s) }
+				stopBar := newProgress(e, "plan", 0).live(func() (int64, string) { return 0, stage.Load().(string) })
 				p, err := plan.Make(ctx, opt)
-				prog.Done()
+				stopBar()
 				if err != nil {
 					return err
 				}
@@ -393,12 +403,25 @@ func scontrolVersion(ctx context.Context) (plan.Version, bool) {
 // directories are made first, then writeOutputs stages every file and moves them
 // into place only when all were written, so a failure part of the way (a full
 // disk) leaves an older plan as it was and no directory it made.
-func writePlanFiles(e *env, dir string, files []plan.File) (err error) {
-	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
-		return fmt.Errorf("-o %s: not a directory", dir)
-	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("-o %s: %w", dir, err)
+//
+// An older plan's files in dir (those its report.json lists) that this plan does
+// not write are removed once the new files are in place, with the directories
+// they leave empty: a plan written over another kept, say, predictions/tree.csv
+// beside predictions/tree.first-3543-jobs.csv, or a --deployment's directory of
+// the run before, as if this plan had written them. Other files are left alone.
+// A symbolic link dir is followed, to a directory not made yet too (made there,
+// as a file output is written at its link's target).
+func writePlanFiles(e *env, given string, files []plan.File) (err error) {
+	dir, err := resolveTarget(given)
+	if err != nil {
+		return fmt.Errorf("-o %w", err)
 	}
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return fmt.Errorf("-o %s: not a directory", given)
+	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("-o %s: %w", given, err)
+	}
+	stale := olderPlanFiles(dir, files)
 	var made []string // directories made, outermost first
 	defer func() {
 		if err != nil {
@@ -411,11 +434,57 @@ func writePlanFiles(e *env, dir string, files []plan.File) (err error) {
 	for i, f := range files {
 		path := filepath.Join(dir, filepath.FromSlash(f.Name))
 		if err := mkdirAll(filepath.Dir(path), &made); err != nil {
-			return fmt.Errorf("-o %s: %w", dir, err)
+			return fmt.Errorf("-o %s: %w", given, err)
 		}
 		outs[i] = namedOutput{"-o", path, func(w io.Writer) error { _, err := w.Write(f.Data); return err }}
 	}
-	return writeOutputs(e, outs...)
+	if err := writeOutputs(e, outs...); err != nil {
+		return err
+	}
+	for _, name := range stale {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			e.warnf("-o %s: %s is left from an older plan: %v", given, name, unwrapPath(err))
+			continue
+		}
+		for d := filepath.Dir(path); d != dir && strings.HasPrefix(d, dir); d = filepath.Dir(d) {
+			if os.Remove(d) != nil { // not empty
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// olderPlanFiles are the files the plan in dir (its report.json's "files") wrote
+// that files does not hold: plain relative names inside dir naming regular files
+// (nothing else is removed, whatever an edited report.json says).
+func olderPlanFiles(dir string, files []plan.File) []string {
+	data, err := os.ReadFile(filepath.Join(dir, "report.json"))
+	if err != nil {
+		return nil
+	}
+	var old struct {
+		Files []string `json:"files"`
+	}
+	if json.Unmarshal(data, &old) != nil {
+		return nil
+	}
+	now := map[string]bool{}
+	for _, f := range files {
+		now[f.Name] = true
+	}
+	var stale []string
+	for _, name := range old.Files {
+		if now[name] || !filepath.IsLocal(filepath.FromSlash(name)) {
+			continue
+		}
+		if fi, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(name))); err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		stale = append(stale, name)
+	}
+	return stale
 }
 
 // mkdirAll is os.MkdirAll that appends the directories it makes to made, outermost
@@ -466,7 +535,16 @@ func printPlan(w io.Writer, r *plan.Report, dir string) error {
 		best = fmt.Sprintf(", best curve %s %s", o.BestCurve.Name, fmtNum(o.BestCurve.Objective))
 	}
 	fmt.Fprintf(w, "ordering        F %s (%s), bound %s; name order %s%s\n\n", fmtNum(o.Objective), o.Status, bound, fmtNum(o.NameOrder), best)
-	t := newTable(w, "deployment", "supported", "mean hops", "leaves", "% one leaf", "vs current", "pending", "refused")
+	// waited: a column only when partitions made jobs wait (report.json's waited).
+	waited := false
+	for _, d := range r.Deployments {
+		waited = waited || d.Waited > 0
+	}
+	head := []string{"deployment", "supported", "mean hops", "leaves", "% one leaf", "vs current", "pending", "refused"}
+	if waited {
+		head = append(head, "waited")
+	}
+	t := newTable(w, head...)
 	var notes []string
 	for _, d := range r.Deployments {
 		sup := "yes"
@@ -481,13 +559,17 @@ func printPlan(w io.Writer, r *plan.Report, dir string) error {
 		if d.Name == r.Recommended {
 			name += " *"
 		}
-		c := []string{name, sup, "", "", "", "", "", ""}
+		c := make([]string, len(head))
+		c[0], c[1] = name, sup
 		if m := d.Metrics; m != nil {
 			c[2] = fmt.Sprintf("%.3f", m.MeanPairwiseHops)
 			if m.MeanLeavesSpanned != nil {
 				c[3], c[4] = fmt.Sprintf("%.2f", *m.MeanLeavesSpanned), fmt.Sprintf("%.1f", *m.PctOneLeaf)
 			}
 			c[6], c[7] = fmt.Sprint(d.Pending), fmt.Sprint(d.Refused)
+			if waited {
+				c[8] = fmt.Sprint(d.Waited)
+			}
 		}
 		if d.ChangeVsCurrent != nil {
 			c[5] = fmt.Sprintf("%+.1f%%", 100**d.ChangeVsCurrent)

@@ -344,6 +344,11 @@ func run(ctx context.Context, e *env, args []string) (code int) {
 		return 2
 	}
 	err := checkOutputs(e, outs...)
+	fs.Visit(func(f *flag.Flag) {
+		if err == nil && slices.Contains(c.dirOutputs, f.Name) {
+			err = checkOutputDir(dashed(f.Name), f.Value.String())
+		}
+	})
 	if err == nil {
 		// Standard input read so that Ctrl-C ends a read waiting on a silent pipe.
 		defer func(stdin io.Reader) { e.stdin = stdin }(e.stdin)

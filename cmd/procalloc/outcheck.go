@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/procalloc/procalloc/internal/textin"
 )
@@ -56,6 +57,39 @@ func checkOutputs(e *env, outs ...outputFlag) error {
 		w.Abort()
 	}
 	return nil
+}
+
+// checkOutputDir checks, before a command computes anything, that the output
+// directory path (flag's) can be made or used: it, or the target of a symbolic
+// link to it (made there, as a file output is written at its link's target), is a
+// directory or does not exist yet, and then its nearest existing parent is a
+// directory. plan's -o naming a file, or a path under one, failed only once the
+// plan was made (minutes at 10^5 hosts).
+func checkOutputDir(flag, path string) error {
+	dest, err := resolveTarget(path)
+	if err != nil {
+		return fmt.Errorf("%s %w", flag, err)
+	}
+	via := ""
+	if dest != path {
+		via = " (the target of the symbolic link " + path + ")"
+	}
+	for d := dest; ; d = filepath.Dir(d) {
+		fi, err := os.Stat(d)
+		if err == nil && !fi.IsDir() {
+			if d == dest {
+				return fmt.Errorf("%s %s: not a directory%s", flag, path, via)
+			}
+			return fmt.Errorf("%s %s: %s is not a directory, so %s%s cannot be made", flag, path, d, dest, via)
+		}
+		missing := errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) // under a file: its parent says which
+		if err == nil || !missing || filepath.Dir(d) == d {
+			if err != nil && !missing {
+				return fmt.Errorf("%s %s: %w", flag, path, unwrapPath(err))
+			}
+			return nil
+		}
+	}
 }
 
 // compressedOutputName is the usage error for an output file whose name says a

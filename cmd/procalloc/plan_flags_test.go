@@ -203,3 +203,67 @@ func TestPlanTopologyYAMLFlag(t *testing.T) {
 		t.Errorf("%s written after a refusal", dir)
 	}
 }
+
+// TestPlanOutputDirChecks: -o is checked before anything is read or planned (a
+// path under a file failed only once the plan was made: minutes at 10^5 hosts;
+// here the missing --trace would be the first error otherwise); a symbolic link
+// to a directory not made yet is made at its target (it was "mkdir: file
+// exists"); a plan written over an older one removes the older plan's files it
+// does not write (a --deployment's directory, predictions of another length)
+// and nothing else.
+func TestPlanOutputDirChecks(t *testing.T) {
+	tmp := t.TempDir()
+	file := filepath.Join(tmp, "afile")
+	os.WriteFile(file, []byte("x"), 0o644)
+	conf := "../../plan/testdata/slurm.conf"
+	base := append([]string{"plan", "--slurm-conf", conf, "--slurm-version", "23.11"}, planSample...)
+	for _, o := range []string{file, filepath.Join(file, "sub")} {
+		code, _, stderr := runCLI(t, "", append(base, "--trace", filepath.Join(tmp, "none.txt"), "-o", o)...)
+		if code != 1 || !strings.Contains(stderr, "-o "+o+": ") || !strings.Contains(stderr, "not a directory") || strings.Contains(stderr, "--trace") {
+			t.Errorf("-o %s: exit %d, %q; want 1 and -o's error before reading --trace", o, code, stderr)
+		}
+	}
+	target := filepath.Join(tmp, "scratch", "plan")
+	os.Mkdir(filepath.Join(tmp, "scratch"), 0o755)
+	link := filepath.Join(tmp, "link")
+	os.Symlink(target, link)
+	if code, _, stderr := runCLI(t, "", append(base, "--deployment", "names", "-o", link)...); code != 0 {
+		t.Fatalf("-o over a link to %s, not made yet: exit %d, %s", target, code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(target, "names", "apply.txt")); err != nil {
+		t.Fatalf("not written at the link's target: %v", err)
+	}
+	mine := filepath.Join(target, "names", "mine.txt")
+	os.WriteFile(mine, []byte("keep"), 0o644)
+	os.WriteFile(filepath.Join(target, "notes.txt"), []byte("keep"), 0o644)
+	if code, _, stderr := runCLI(t, "", append(base, "-o", link)...); code != 0 {
+		t.Fatalf("again without --deployment: exit %d, %s", code, stderr)
+	}
+	var r struct {
+		Files []string `json:"files"`
+	}
+	if err := json.Unmarshal(mustRead(t, filepath.Join(target, "report.json")), &r); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{"names/mine.txt": true, "notes.txt": true}
+	for _, f := range r.Files {
+		want[f] = true
+	}
+	var got []string
+	filepath.WalkDir(target, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(target, path)
+			got = append(got, filepath.ToSlash(rel))
+			if !want[filepath.ToSlash(rel)] {
+				t.Errorf("%s left from the older plan (this one wrote %v)", rel, r.Files)
+			}
+		}
+		return nil
+	})
+	if len(got) != len(want) {
+		t.Errorf("files %v, want %v", got, want)
+	}
+	if string(mustRead(t, mine)) != "keep" {
+		t.Error("a file of the user's removed")
+	}
+}
