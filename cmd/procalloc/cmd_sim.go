@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/procalloc/procalloc/netsim"
 	"github.com/procalloc/procalloc/sim"
 	"github.com/procalloc/procalloc/sim/sweep"
 )
@@ -248,11 +249,15 @@ func (f *simFlags) spec(ctx context.Context, e *env, allocSpec string) (sim.Spec
 	// with its items of pattern none and of a pattern alike, and each item's
 	// command line (sweep --list, merge) must replay as it is.
 	if s.Comm == "" {
-		for _, name := range []string{"msgs-per-second", "cycle-seconds"} {
+		for _, name := range []string{"msgs-per-second", "cycle-seconds", "router-delay"} {
 			if isFlagGiven(f.fs, name) {
 				e.warnf("--%s is ignored: it goes with --comm PATTERN (without --comm run times come from the trace and no message is sent)", name)
 			}
 		}
+	} else if isFlagGiven(f.fs, "pattern") && patternName(s.Pattern) != patternName(s.Comm) {
+		// With --comm the route metrics are those of the messages sent, in
+		// --comm's pattern; a different --pattern was dropped without a word.
+		e.warnf("--pattern %s is ignored: with --comm the route metrics are those of the messages sent, in --comm's pattern (%s)", s.Pattern, s.Comm)
 	}
 	s.Alloc, s.Stdin = allocSpec, e.stdin
 	s.TimeZone = envTimeZone(s.TimeZone)
@@ -267,6 +272,15 @@ func (f *simFlags) spec(ctx context.Context, e *env, allocSpec string) (sim.Spec
 	}
 	printWarnings(e, ws)
 	return s, nil
+}
+
+// patternName is a pattern's own name (nbody is n-body), or s when it names none
+// (Validate says so).
+func patternName(s string) string {
+	if p, err := netsim.ParsePattern(s); err == nil {
+		return p.Name()
+	}
+	return s
 }
 
 // printWarnings says on stderr what a replay's files hold that is accepted but
