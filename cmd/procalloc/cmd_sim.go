@@ -274,6 +274,20 @@ func (f *simFlags) spec(ctx context.Context, e *env, allocSpec string) (sim.Spec
 	return s, nil
 }
 
+// commRows are the network's figures of a replay with communication, as the sim
+// and compare tables show them (docs/comm.md, "What a replay reports").
+var commRows = []struct {
+	name  string
+	value func(c *sim.CommSummary) string
+}{
+	{"messages delivered", func(c *sim.CommSummary) string { return strconv.FormatInt(c.Messages, 10) }},
+	{"mean message latency (cycles)", func(c *sim.CommSummary) string { return fmt.Sprintf("%.2f", c.MeanLatency) }},
+	{"busiest link: messages, load", func(c *sim.CommSummary) string {
+		return fmt.Sprintf("%d, %.4f", c.MaxLinkMessages, c.MaxLinkLoad)
+	}},
+	{"run time / trace's (node-seconds)", func(c *sim.CommSummary) string { return fmt.Sprintf("%.4g", c.RunTimeFraction) }},
+}
+
 // patternName is a pattern's own name (nbody is n-body), or s when it names none
 // (Validate says so).
 func patternName(s string) string {
@@ -675,10 +689,9 @@ func printSimSummary(w io.Writer, o *sim.Report, metrics sim.MetricSet, bySize b
 		}
 	}
 	if c := s.Comm; c != nil {
-		t.row("messages delivered", strconv.FormatInt(c.Messages, 10))
-		t.row("mean message latency (cycles)", fmt.Sprintf("%.2f", c.MeanLatency))
-		t.row("busiest link: messages, load", fmt.Sprintf("%d, %.4f", c.MaxLinkMessages, c.MaxLinkLoad))
-		t.row("run time / trace's (node-seconds)", fmt.Sprintf("%.4g", c.RunTimeFraction))
+		for _, r := range commRows {
+			t.row(r.name, r.value(c))
+		}
 		if f := c.Flit; f != nil {
 			t.row("network engine", fmt.Sprintf("flit: %d VCs x %d flits, stages %d/%d/%d/%d, links %d, %d flit-hops",
 				f.VCs, f.VCBuffer, f.RoutingDelay, f.VCAllocDelay, f.SwitchAllocDelay, f.SwitchDelay, f.LinkDelay, f.FlitHops))
