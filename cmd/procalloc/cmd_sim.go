@@ -693,8 +693,10 @@ func printSimSummary(w io.Writer, o *sim.Report, metrics sim.MetricSet, bySize b
 			t.row(r.name, r.value(c))
 		}
 		if f := c.Flit; f != nil {
-			t.row("network engine", fmt.Sprintf("flit: %d VCs x %d flits, stages %d/%d/%d/%d, links %d, %d flit-hops",
-				f.VCs, f.VCBuffer, f.RoutingDelay, f.VCAllocDelay, f.SwitchAllocDelay, f.SwitchDelay, f.LinkDelay, f.FlitHops))
+			// Short rows: one long value pushed every value of the table right.
+			t.row("flit engine: VCs x buffer (flits)", fmt.Sprintf("%d x %d", f.VCs, f.VCBuffer))
+			t.row("flit engine: stages RT/VA/SA/ST, link", fmt.Sprintf("%d/%d/%d/%d, %d", f.RoutingDelay, f.VCAllocDelay, f.SwitchAllocDelay, f.SwitchDelay, f.LinkDelay))
+			t.row("flit-hops", strconv.FormatInt(f.FlitHops, 10))
 		}
 	}
 	if s.MeanRatioToOptimal != nil {
