@@ -48,7 +48,10 @@ type CommSummary struct {
 	RouterDelay       int64   `json:"router_delay_cycles"` // the message engine's router delay, cycles (0 with the flit engine)
 	CycleSeconds      float64 `json:"cycle_seconds"`       // Comm.CycleSeconds
 	MessagesPerSecond float64 `json:"messages_per_second"` // Comm.MessagesPerSecond
-	Messages          int64   `json:"messages"`            // messages delivered over the replay
+	// Seed is Comm.Seed (--comm-seed): the random pattern's and random task
+	// order's draws, and the flit engine's torus ties, depend on it.
+	Seed     uint64 `json:"seed"`
+	Messages int64  `json:"messages"` // messages delivered over the replay
 	// MeanLatency is the mean time in cycles from a message's queueing at its source
 	// to its tail's arrival.
 	MeanLatency float64 `json:"mean_latency_cycles"`
@@ -394,7 +397,7 @@ func commSummary(res []JobResult, k int, first, last int64, cfg Config, em *jobE
 	out := summarize(res[:k], cfg, ties)
 	st := wl.Stats()
 	cs := &CommSummary{Pattern: c.Pattern.Name(), MessageFlits: msgFlits, RouterDelay: c.Params.RouterDelay,
-		CycleSeconds: c.CycleSeconds, MessagesPerSecond: c.MessagesPerSecond, Messages: st.Delivered, MaxLinkMessages: st.MaxLinkMessages}
+		CycleSeconds: c.CycleSeconds, MessagesPerSecond: c.MessagesPerSecond, Seed: c.Seed, Messages: st.Delivered, MaxLinkMessages: st.MaxLinkMessages}
 	if st.Delivered > 0 {
 		cs.MeanLatency = float64(latency) / float64(st.Delivered)
 	}

@@ -104,7 +104,7 @@ func TestCompareContractOnce(t *testing.T) {
 // none, so a difference in response times came without its cause).
 func TestCompareShowsTheNetwork(t *testing.T) {
 	llnl := "../../sim/testdata/LLNL-T3D-1996-2.converted.txt.gz"
-	args := []string{"--trace", llnl, "--machine", "mesh:16x16", "--to", "200000", "--comm", "n-body"}
+	args := []string{"--trace", llnl, "--machine", "mesh:16x16", "--to", "200000", "--comm", "n-body", "--comm-seed", "5"}
 	specs := []string{"mc1x1", "bf:snake"}
 	code, out, stderr := runCLI(t, "", append([]string{"compare", "--alloc", strings.Join(specs, ",")}, args...)...)
 	if code != 0 {
@@ -112,6 +112,10 @@ func TestCompareShowsTheNetwork(t *testing.T) {
 	}
 	if first, _, _ := strings.Cut(out, "\n"); !strings.HasSuffix(first, ", n-body communication") {
 		t.Errorf("title %q does not name the pattern", first)
+	}
+	// Which seed the replays ran with (the random pattern's and task order's).
+	if !regexp.MustCompile(`communication seed \(--comm-seed\) +5 +5\n`).MatchString(out) {
+		t.Errorf("compare does not say the seed:\n%s", out)
 	}
 	for i, a := range specs {
 		code, single, stderr := runCLI(t, "", append([]string{"sim", "--alloc", a}, args...)...)

@@ -286,6 +286,7 @@ var commRows = []struct {
 		return fmt.Sprintf("%d, %.4f", c.MaxLinkMessages, c.MaxLinkLoad)
 	}},
 	{"run time / trace's (node-seconds)", func(c *sim.CommSummary) string { return fmt.Sprintf("%.4g", c.RunTimeFraction) }},
+	{"communication seed (--comm-seed)", func(c *sim.CommSummary) string { return strconv.FormatUint(c.Seed, 10) }},
 }
 
 // patternName is a pattern's own name (nbody is n-body), or s when it names none
