@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 
@@ -47,7 +48,10 @@ type CommSummary struct {
 	RouterDelay       int64   `json:"router_delay_cycles"` // the message engine's router delay, cycles (0 with the flit engine)
 	CycleSeconds      float64 `json:"cycle_seconds"`       // Comm.CycleSeconds
 	MessagesPerSecond float64 `json:"messages_per_second"` // Comm.MessagesPerSecond
-	Messages          int64   `json:"messages"`            // messages delivered over the replay
+	// Seed is Comm.Seed (--comm-seed): the random pattern's and random task
+	// order's draws, and the flit engine's torus ties, depend on it.
+	Seed     uint64 `json:"seed"`
+	Messages int64  `json:"messages"` // messages delivered over the replay
 	// MeanLatency is the mean time in cycles from a message's queueing at its source
 	// to its tail's arrival.
 	MeanLatency float64 `json:"mean_latency_cycles"`
@@ -99,6 +103,21 @@ type FlitSummary struct {
 	LinkDelay        int   `json:"link_delay"`            // cycles of a router-to-router link
 	HopClasses       bool  `json:"hop_classes,omitempty"` // VC chosen by hop count on graphs (netsim.FlitConfig.HopClasses)
 	FlitHops         int64 `json:"flit_hops"`             // router-to-router links crossed by all flits of the replay
+}
+
+// deadlockHint says how to replay without the deadlock just met: the message
+// engine has no virtual channels, and shortest paths on a graph or minimal routes
+// on a dragonfly can wait for each other in a cycle under load; the flit engine's
+// distance classes cannot (docs/comm.md, "Deadlock").
+func (c *Comm) deadlockHint() string {
+	const classes = "distance classes cannot deadlock: --engine flit --hop-classes with --vcs at least the longest route in router-to-router links (3 on a dragonfly; Engine flit, Flit.HopClasses, Flit.VCs)"
+	if c.Engine == EngineFlit && !c.Flit.HopClasses {
+		return "this routing's virtual channels can wait in a cycle; " + classes
+	}
+	if c.Engine == EngineFlit {
+		return "with --hop-classes, raise --vcs to at least the longest route in links (Flit.VCs)"
+	}
+	return "the message engine has no virtual channels, so routes on a graph or a dragonfly can wait in a cycle under load; " + classes
 }
 
 // The ranges Comm accepts: beyond them a job's message count or a time in cycles
@@ -258,6 +277,9 @@ func runComm(ctx context.Context, res []JobResult, cfg Config, sch scheduler, pl
 					to = min(limit, eng.Now()+commChunk)
 				}
 				if err := eng.Run(to); err != nil {
+					if errors.Is(err, netsim.ErrDeadlock) { // it names the cycle
+						return nil, fmt.Errorf("%w; %s", err, c.deadlockHint())
+					}
 					return nil, fmt.Errorf("at cycle %d: %w", eng.Now(), err)
 				}
 				if len(finished) > 0 || eng.Now() >= limit {
@@ -315,8 +337,12 @@ func runComm(ctx context.Context, res []JobResult, cfg Config, sch scheduler, pl
 			running.add(i, r.Start+r.EstimateUsed, r.Procs)
 			if quota[i] == 0 {
 				// Nothing to send: it ends now, and leaves at this time stamp's
-				// next round of departures, as in Run.
+				// next round of departures, as in Run. Its message figures are
+				// those of the messages sent, none (startJob measured one static
+				// cycle of the pattern; MaxShared, a property of the placement,
+				// stays).
 				r.End = now
+				r.Messages, r.MessageHops, r.HopBytes, r.MessageDistance = 0, 0, 0, 0
 				finished = append(finished, i)
 				continue
 			}
@@ -371,7 +397,7 @@ func commSummary(res []JobResult, k int, first, last int64, cfg Config, em *jobE
 	out := summarize(res[:k], cfg, ties)
 	st := wl.Stats()
 	cs := &CommSummary{Pattern: c.Pattern.Name(), MessageFlits: msgFlits, RouterDelay: c.Params.RouterDelay,
-		CycleSeconds: c.CycleSeconds, MessagesPerSecond: c.MessagesPerSecond, Messages: st.Delivered, MaxLinkMessages: st.MaxLinkMessages}
+		CycleSeconds: c.CycleSeconds, MessagesPerSecond: c.MessagesPerSecond, Seed: c.Seed, Messages: st.Delivered, MaxLinkMessages: st.MaxLinkMessages}
 	if st.Delivered > 0 {
 		cs.MeanLatency = float64(latency) / float64(st.Delivered)
 	}

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -95,6 +96,10 @@ func TestCommDeterministicAndComplete(t *testing.T) {
 	for i := range 60 {
 		jobs = append(jobs, Job{ID: i + 1, Line: i + 1, Arrival: int64(i * 37), Procs: 1 + (i*7)%13, Runtime: int64((i * 53) % 400), Estimate: -1})
 	}
+	// A job of several processors with no run time has a quota of 0: it sends
+	// nothing, and its message figures must say so (they kept one static cycle
+	// of the pattern: 30 messages for all-to-all on 6 processors).
+	jobs[10].Runtime = 0
 	for _, spec := range []string{"mesh:6x6", "torus:6x6"} {
 		for _, a := range []string{"mc1x1", "bf:hilbert-trunc", "genalg", "mm"} {
 			for _, pat := range netsim.Patterns() {
@@ -116,6 +121,11 @@ func TestCommDeterministicAndComplete(t *testing.T) {
 					}
 					if r.Messages != jobs[i].Runtime {
 						t.Fatalf("%s %s %s: job %d sent %d messages, quota %d", spec, a, pat, r.ID, r.Messages, jobs[i].Runtime)
+					}
+					// Hops, hop-bytes and distance are those of the messages sent.
+					if r.HopBytes != r.MessageHops*31*8 || (r.Messages == 0 && (r.MessageHops != 0 || r.MessageDistance != 0)) ||
+						(r.Messages > 0 && r.MessageDistance != float64(r.MessageHops)/float64(r.Messages)) {
+						t.Fatalf("%s %s %s: job %d: %d messages, %d hops, hop-bytes %d, distance %g", spec, a, pat, r.ID, r.Messages, r.MessageHops, r.HopBytes, r.MessageDistance)
 					}
 					msgs += r.Messages
 				}
@@ -160,5 +170,33 @@ func TestStaticRouteMetricsWithoutComm(t *testing.T) {
 	}
 	if res.RoutePattern != "n-body" || r.HopBytes != wantHops*256 {
 		t.Fatalf("pattern %q hop-bytes %d", res.RoutePattern, r.HopBytes)
+	}
+}
+
+func TestCommDeadlockSaysWhatToDo(t *testing.T) {
+	// On a 5-ring the shortest routes of i -> i+2 wait for each other in a cycle
+	// (netsim's TestDeadlockReported); a 5-node all-to-all job sends them together.
+	// The replay's error says so once, with the cycle, and names the way out.
+	g, err := topo.ReadGraph(strings.NewReader("n0 n1\nn1 n2\nn2 n3\nn3 n4\nn4 n0\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := alloc.Parse("bf:rcm", g, alloc.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pat, err := netsim.ParsePattern("all-to-all")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{Machine: g, Alloc: a, TaskOrder: TaskOrderSorted,
+		Comm: &Comm{Pattern: pat, Params: netsim.Params{MessageFlits: 50, RouterDelay: 1, FlitBytes: 8}, MessagesPerSecond: 1, CycleSeconds: 1, Seed: 1}}
+	_, err = Run(context.Background(), []Job{{ID: 1, Procs: 5, Runtime: 100, Estimate: -1}}, cfg)
+	if !errors.Is(err, netsim.ErrDeadlock) {
+		t.Fatalf("err = %v, want a deadlock", err)
+	}
+	msg := err.Error()
+	if strings.Count(msg, "at cycle") != 1 || !strings.Contains(msg, "--hop-classes") {
+		t.Errorf("deadlock error %q: want the cycle once and the way out (--engine flit --hop-classes)", msg)
 	}
 }

@@ -321,7 +321,27 @@ func (s *Spec) Validate() error {
 		add(fieldErr("Sched", string(s.Sched), "replays production's own schedule: work multiple, contraction, replication, load factor and window do not apply"))
 	}
 	if err := s.Network.Validate(); err != nil {
-		add(fieldErr("Network", "", "%v", err))
+		// Name the field (and so the flag: --msg-flits, --router-delay,
+		// --flit-bytes) whose value is out of range, each checked alone.
+		named := false
+		for _, f := range []struct {
+			field string
+			set   func(p *netsim.Params)
+		}{
+			{"Network.MessageFlits", func(p *netsim.Params) { p.MessageFlits = s.Network.MessageFlits }},
+			{"Network.RouterDelay", func(p *netsim.Params) { p.RouterDelay = s.Network.RouterDelay }},
+			{"Network.FlitBytes", func(p *netsim.Params) { p.FlitBytes = s.Network.FlitBytes }},
+		} {
+			p := netsim.DefaultParams()
+			f.set(&p)
+			if err := p.Validate(); err != nil {
+				add(fieldErr(f.field, "", "%v", err))
+				named = true
+			}
+		}
+		if !named {
+			add(fieldErr("Network", "", "%v", err))
+		}
 	}
 	if _, err := netsim.ParsePattern(s.Pattern); err != nil {
 		add(fieldErr("Pattern", "", "%v", err))

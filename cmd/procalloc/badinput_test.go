@@ -81,7 +81,8 @@ func TestBadInputIsRefused(t *testing.T) {
 		// Issue 9 item 7: the communication replay's bad input.
 		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--comm", "gossip"}, 2, `unknown communication pattern "gossip"`},
 		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--pattern", "gossip"}, 2, `unknown communication pattern "gossip"`},
-		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--comm", "n-body", "--msg-flits", "0"}, 2, "message size 0 flits"},
+		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--comm", "n-body", "--msg-flits", "0"}, 2, "--msg-flits: message size 0 flits"},
+		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--comm", "n-body", "--router-delay", "0"}, 2, "--router-delay: router delay 0 cycles"},
 		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--comm", "n-body", "--router-delay", "-1"}, 2, "router delay -1 cycles"},
 		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--comm", "n-body", "--msgs-per-second", "-1"}, 2, "--msgs-per-second -1: must be a positive number"},
 		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--comm", "n-body", "--cycle-seconds", "0"}, 2, "--cycle-seconds 0"},

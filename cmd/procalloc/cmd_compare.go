@@ -270,7 +270,11 @@ procalloc compare --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --machine
 func printCompare(w io.Writer, sums []sim.Summary) error {
 	if len(sums) > 0 {
 		s := sums[0]
-		fmt.Fprintf(w, "%s, %s scheduling, compat %s, %d jobs\n", s.Machine, s.Sched, s.Compat, s.Jobs)
+		comm := ""
+		if s.Comm != nil {
+			comm = ", " + s.Comm.Pattern + " communication"
+		}
+		fmt.Fprintf(w, "%s, %s scheduling, compat %s, %d jobs%s\n", s.Machine, s.Sched, s.Compat, s.Jobs, comm)
 	}
 	header := []string{"metric"}
 	several := len(sums) > 0 && sums[0].LoadFactor != sums[len(sums)-1].LoadFactor
@@ -288,6 +292,21 @@ func printCompare(w io.Writer, sums []sim.Summary) error {
 			row = append(row, formatMetric(m, &s))
 		}
 		t.row(row...)
+	}
+	// The network's figures explain a difference in response times under --comm
+	// (compare showed none of them).
+	if slices.ContainsFunc(sums, func(s sim.Summary) bool { return s.Comm != nil }) {
+		for _, r := range commRows {
+			row := []string{r.name}
+			for _, s := range sums {
+				if s.Comm != nil {
+					row = append(row, r.value(s.Comm))
+				} else {
+					row = append(row, "-")
+				}
+			}
+			t.row(row...)
+		}
 	}
 	row := []string{"% tied decisions"}
 	for _, s := range sums {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -94,6 +95,53 @@ func TestCompareContractOnce(t *testing.T) {
 	for _, k := range []string{"mean_wait", "makespan", "load_factor"} {
 		if cmp.Runs[0][k] != one[k] {
 			t.Errorf("%s: compare %v, sim %v", k, cmp.Runs[0][k], one[k])
+		}
+	}
+}
+
+// TestCompareShowsTheNetwork: with --comm, compare's table names the pattern and
+// shows each replay's network figures, sim's rows for the same replays (it showed
+// none, so a difference in response times came without its cause).
+func TestCompareShowsTheNetwork(t *testing.T) {
+	llnl := "../../sim/testdata/LLNL-T3D-1996-2.converted.txt.gz"
+	args := []string{"--trace", llnl, "--machine", "mesh:16x16", "--to", "200000", "--comm", "n-body", "--comm-seed", "5"}
+	specs := []string{"mc1x1", "bf:snake"}
+	code, out, stderr := runCLI(t, "", append([]string{"compare", "--alloc", strings.Join(specs, ",")}, args...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if first, _, _ := strings.Cut(out, "\n"); !strings.HasSuffix(first, ", n-body communication") {
+		t.Errorf("title %q does not name the pattern", first)
+	}
+	// Which seed the replays ran with (the random pattern's and task order's).
+	if !regexp.MustCompile(`communication seed \(--comm-seed\) +5 +5\n`).MatchString(out) {
+		t.Errorf("compare does not say the seed:\n%s", out)
+	}
+	for i, a := range specs {
+		code, single, stderr := runCLI(t, "", append([]string{"sim", "--alloc", a}, args...)...)
+		if code != 0 {
+			t.Fatalf("sim %s: exit %d: %s", a, code, stderr)
+		}
+		for _, r := range commRows {
+			want := ""
+			for _, line := range strings.Split(single, "\n") {
+				if v, ok := strings.CutPrefix(strings.TrimSpace(line), r.name); ok {
+					want = strings.TrimSpace(v)
+				}
+			}
+			got := ""
+			for _, line := range strings.Split(out, "\n") {
+				if v, ok := strings.CutPrefix(strings.TrimSpace(line), r.name); ok {
+					// Columns are separated by two or more spaces; a cell may hold one.
+					cells := regexp.MustCompile(`\s{2,}`).Split(strings.TrimSpace(v), -1)
+					if i < len(cells) {
+						got = cells[i]
+					}
+				}
+			}
+			if want == "" || got != want {
+				t.Errorf("%s, %q: compare shows %q, sim %q", a, r.name, got, want)
+			}
 		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/procalloc/procalloc/netsim"
 	"github.com/procalloc/procalloc/sim"
 	"github.com/procalloc/procalloc/sim/sweep"
 )
@@ -248,11 +249,15 @@ func (f *simFlags) spec(ctx context.Context, e *env, allocSpec string) (sim.Spec
 	// with its items of pattern none and of a pattern alike, and each item's
 	// command line (sweep --list, merge) must replay as it is.
 	if s.Comm == "" {
-		for _, name := range []string{"msgs-per-second", "cycle-seconds"} {
+		for _, name := range []string{"msgs-per-second", "cycle-seconds", "router-delay"} {
 			if isFlagGiven(f.fs, name) {
 				e.warnf("--%s is ignored: it goes with --comm PATTERN (without --comm run times come from the trace and no message is sent)", name)
 			}
 		}
+	} else if isFlagGiven(f.fs, "pattern") && patternName(s.Pattern) != patternName(s.Comm) {
+		// With --comm the route metrics are those of the messages sent, in
+		// --comm's pattern; a different --pattern was dropped without a word.
+		e.warnf("--pattern %s is ignored: with --comm the route metrics are those of the messages sent, in --comm's pattern (%s)", s.Pattern, s.Comm)
 	}
 	s.Alloc, s.Stdin = allocSpec, e.stdin
 	s.TimeZone = envTimeZone(s.TimeZone)
@@ -267,6 +272,30 @@ func (f *simFlags) spec(ctx context.Context, e *env, allocSpec string) (sim.Spec
 	}
 	printWarnings(e, ws)
 	return s, nil
+}
+
+// commRows are the network's figures of a replay with communication, as the sim
+// and compare tables show them (docs/comm.md, "What a replay reports").
+var commRows = []struct {
+	name  string
+	value func(c *sim.CommSummary) string
+}{
+	{"messages delivered", func(c *sim.CommSummary) string { return strconv.FormatInt(c.Messages, 10) }},
+	{"mean message latency (cycles)", func(c *sim.CommSummary) string { return fmt.Sprintf("%.2f", c.MeanLatency) }},
+	{"busiest link: messages, load", func(c *sim.CommSummary) string {
+		return fmt.Sprintf("%d, %.4f", c.MaxLinkMessages, c.MaxLinkLoad)
+	}},
+	{"run time / trace's (node-seconds)", func(c *sim.CommSummary) string { return fmt.Sprintf("%.4g", c.RunTimeFraction) }},
+	{"communication seed (--comm-seed)", func(c *sim.CommSummary) string { return strconv.FormatUint(c.Seed, 10) }},
+}
+
+// patternName is a pattern's own name (nbody is n-body), or s when it names none
+// (Validate says so).
+func patternName(s string) string {
+	if p, err := netsim.ParsePattern(s); err == nil {
+		return p.Name()
+	}
+	return s
 }
 
 // printWarnings says on stderr what a replay's files hold that is accepted but
@@ -661,13 +690,14 @@ func printSimSummary(w io.Writer, o *sim.Report, metrics sim.MetricSet, bySize b
 		}
 	}
 	if c := s.Comm; c != nil {
-		t.row("messages delivered", strconv.FormatInt(c.Messages, 10))
-		t.row("mean message latency (cycles)", fmt.Sprintf("%.2f", c.MeanLatency))
-		t.row("busiest link: messages, load", fmt.Sprintf("%d, %.4f", c.MaxLinkMessages, c.MaxLinkLoad))
-		t.row("run time / trace's (node-seconds)", fmt.Sprintf("%.4g", c.RunTimeFraction))
+		for _, r := range commRows {
+			t.row(r.name, r.value(c))
+		}
 		if f := c.Flit; f != nil {
-			t.row("network engine", fmt.Sprintf("flit: %d VCs x %d flits, stages %d/%d/%d/%d, links %d, %d flit-hops",
-				f.VCs, f.VCBuffer, f.RoutingDelay, f.VCAllocDelay, f.SwitchAllocDelay, f.SwitchDelay, f.LinkDelay, f.FlitHops))
+			// Short rows: one long value pushed every value of the table right.
+			t.row("flit engine: VCs x buffer (flits)", fmt.Sprintf("%d x %d", f.VCs, f.VCBuffer))
+			t.row("flit engine: stages RT/VA/SA/ST, link", fmt.Sprintf("%d/%d/%d/%d, %d", f.RoutingDelay, f.VCAllocDelay, f.SwitchAllocDelay, f.SwitchDelay, f.LinkDelay))
+			t.row("flit-hops", strconv.FormatInt(f.FlitHops, 10))
 		}
 	}
 	if s.MeanRatioToOptimal != nil {

@@ -207,6 +207,10 @@ func TestNewUserMistakes(t *testing.T) {
 		// now with a warning (a sweep item's command line must still replay).
 		{"sim --msgs-per-second without --comm", []string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--msgs-per-second", "5", "--metrics", "sched"}, 0, "warning: --msgs-per-second is ignored: it goes with --comm PATTERN", ""},
 		{"compare --cycle-seconds without --comm", []string{"compare", "--trace", llnl, "--machine", "mesh:16x16", "--alloc", "ff:snake,bf:snake", "--cycle-seconds", "1e-6", "--metrics", "sched"}, 0, "warning: --cycle-seconds is ignored: it goes with --comm PATTERN", ""},
+		// --pattern beside a different --comm, and --router-delay without --comm,
+		// were dropped without a word.
+		{"sim --pattern with another --comm", []string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--comm", "all-to-all", "--pattern", "n-body", "--to", "100000"}, 0, "warning: --pattern n-body is ignored: with --comm the route metrics are those of the messages sent, in --comm's pattern (all-to-all)", ""},
+		{"sim --router-delay without --comm", []string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--router-delay", "3", "--metrics", "sched"}, 0, "warning: --router-delay is ignored: it goes with --comm PATTERN", ""},
 		{"sim --msgs-per-second with --comm", []string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--msgs-per-second", "5", "--comm", "n-body", "--to", "100000"}, 0, "", "warning"},
 		// An empty results file merged to nothing with exit 0; plot blamed a
 		// --where that was not given.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -49,5 +50,19 @@ func TestSimEngineFlags(t *testing.T) {
 	}
 	if c := out.Comm; c.Engine != "flit" || c.Flit.VCs != 2 || c.Flit.VCBuffer != 16 || c.Messages == 0 || c.Flit.FlitHops < c.Messages {
 		t.Errorf("flit replay's comm summary %+v", c)
+	}
+	// The table shows the configuration in short rows: one long row pushed every
+	// value of the table 40 columns right.
+	code, stdout, stderr = runCLI(t, "", append(base, "--machine", "mesh:16x16", "--engine", "flit", "--vcs", "2", "--vc-buffer", "16")...)
+	if code != 0 {
+		t.Fatalf("flit replay: exit %d: %s", code, stderr)
+	}
+	if !regexp.MustCompile(`flit engine: VCs x buffer \(flits\) +2 x 16\n`).MatchString(stdout) {
+		t.Errorf("flit replay's table without its VCs x buffer row:\n%s", stdout)
+	}
+	for _, line := range strings.Split(strings.TrimRight(stdout, "\n"), "\n")[1:] {
+		if len(line) > 70 {
+			t.Errorf("table line of %d characters: %q", len(line), line)
+		}
 	}
 }
