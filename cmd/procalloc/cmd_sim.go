@@ -17,6 +17,7 @@ import (
 
 	"github.com/procalloc/procalloc/sim"
 	"github.com/procalloc/procalloc/sim/sweep"
+	"github.com/procalloc/procalloc/slurm"
 )
 
 // simFlags are the flags sim and compare share: sim's replay flags, declared from
@@ -127,7 +128,7 @@ func specFlag(field string) string {
 // its file (a usage error for --hostlist: its "file" is the flag's value, as
 // curve's and plan's hostSource says); other errors are returned as they are.
 func specError(err error) error {
-	if err := tooLargeHint(err); err != nil {
+	if err := dropHint(err); err != nil {
 		return err
 	}
 	var fe *sim.FileError
@@ -143,10 +144,15 @@ func specError(err error) error {
 	return fieldErrors(err, specFlag)
 }
 
-// tooLargeHint is err, a job larger than the machine (sim.ErrTooLarge) or its
-// partition (sim.ErrLargerThanPartition), with the ways out the replay commands
-// offer; nil for any other error.
-func tooLargeHint(err error) error {
+// dropHint is err, a job larger than the machine (sim.ErrTooLarge) or its
+// partition (sim.ErrLargerThanPartition), or a record naming a host the machine
+// lacks (slurm.NotHostError), with the ways out the replay commands offer; nil
+// for any other error.
+func dropHint(err error) error {
+	var nh *slurm.NotHostError
+	if errors.As(err, &nh) {
+		return fmt.Errorf("%w: --drop-unknown-hosts replays the history without the jobs naming hosts the machine lacks (retired or renamed nodes?), counted", err)
+	}
 	if errors.Is(err, sim.ErrLargerThanPartition) {
 		return fmt.Errorf("%w: --drop-larger replays the trace without such jobs", err)
 	}
@@ -295,6 +301,9 @@ func readTrace(ctx context.Context, e *env, s *sim.Spec) error {
 	s.TraceReader = r
 	tr, err := s.ReadTraceContext(ctx)
 	s.TraceReader = nil
+	if hinted := dropHint(err); hinted != nil && ctx.Err() == nil {
+		return hinted
+	}
 	if err != nil {
 		return err
 	}
@@ -553,6 +562,9 @@ procalloc sim --trace sim/testdata/sacct-fattree.txt --graph topo/testdata/topol
 				if err != nil {
 					return specError(err)
 				}
+				if d := rp.DroppedUnknownHosts; d.Jobs > 0 {
+					e.notef("%s", d.Note())
+				}
 				if *convert != "" {
 					return writeOutputs(e, namedOutput{"--convert", *convert, func(w io.Writer) error { return sim.WriteConverted(w, rp.AllJobs()) }})
 				}
@@ -634,6 +646,9 @@ func printSimSummary(w io.Writer, o *sim.Report, metrics sim.MetricSet, bySize b
 	}
 	if o.DroppedLarger > 0 {
 		fmt.Fprintf(w, " (%d jobs larger than the machine or their partition dropped)", o.DroppedLarger)
+	}
+	if o.DroppedUnknownHosts > 0 {
+		fmt.Fprintf(w, " (%d jobs naming %d hosts the machine lacks dropped)", o.DroppedUnknownHosts, o.UnknownHosts)
 	}
 	if s.Interrupted {
 		fmt.Fprintf(w, " (interrupted: the first %d of %d jobs, replayed before the stop)", s.Jobs, s.JobsInTrace)
