@@ -34,7 +34,7 @@ func init() {
 		name:       "plan",
 		dirOutputs: []string{"o"}, // -o DIR
 		summary:    "a site's fabric, slurm.conf and job history in; the certified ordering, every Slurm deployment of it replayed on the history, a recommendation and the files to deploy it out",
-		usage:      "plan (--graph FILE | --machine SPEC (--hostlist EXPR | --hosts FILE)) --slurm-conf FILE [--slurm-conf-dir DIR] [--topology-conf FILE] [--trace FILE] [--slurm-version V] -o DIR",
+		usage:      "plan (--graph FILE | --machine SPEC (--hostlist EXPR | --hosts FILE)) --slurm-conf FILE [--slurm-conf-dir DIR] [--topology-conf FILE] [--trace FILE [--drop-unknown-hosts]] [--slurm-version V] -o DIR",
 		details: `The system engineer's job in one command. plan
   1. reads the network (--graph: ibnetdiscover with --node-name-map, a topology file,
      an edge list; or --machine with --hostlist naming its nodes) and slurm.conf (as
@@ -150,11 +150,17 @@ install into "${SLURM_CONF_DIR:?}", which the shell refuses until it is set.
 
 The Slurm version comes from --slurm-version, else from scontrol --version when
 scontrol is on PATH, else 22.05 (said in the report). Errors name the file and line;
-a history node the network lacks is an error naming the first few. Ctrl-C stops
+a history node that is not a compute host (the network or slurm.conf lacks it: a
+retired or renamed node) is an error naming the first few, unless
+--drop-unknown-hosts, which drops every job naming one and says so: "procalloc
+plan: dropped N jobs naming M hosts slurm.conf lacks (first: job J line L host
+H)", report.json workload.dropped_unknown_hosts, and the recommendation's words
+(the replays rest on the jobs kept). Ctrl-C stops
 every phase, a read of standard input waiting on a pipe too; nothing is written then
 (exit 130). Once the files are being written (0.05-0.1 s at 10^5 hosts) they are
 let finish: the plan is then whole, exit 130.`,
 		example: `procalloc plan --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo/testdata/fattree.node-name-map --slurm-conf plan/testdata/slurm.conf --trace sim/testdata/sacct-fattree.txt -o out/plan
+procalloc plan --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo/testdata/fattree.node-name-map --slurm-conf plan/testdata/slurm.conf --trace sim/testdata/sacct-fattree-retired.txt --drop-unknown-hosts -o out/plan
 procalloc plan --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo/testdata/fattree.node-name-map --slurm-conf /etc/slurm/slurm.conf --topology-conf /etc/slurm/topology.conf --slurm-version 23.11 -o out/plan --deployment names
 procalloc plan --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo/testdata/fattree.node-name-map --slurm-conf /etc/slurm/slurm.conf --topology-conf /etc/slurm/topology.yaml --slurm-version 26.05 -o out/plan
 procalloc plan --machine torus:8x8x8 --hostlist 'nid[001-512]' --slurm-conf slurm.conf --slurm-version 26.05 --time-limit 30s -o out/torus-plan --json

@@ -392,7 +392,11 @@ only partitions slurm.conf lacks in the Default=YES one (without one, on the nod
 of every partition), with warnings counting such jobs; slurm.conf's nodes are
 matched by name (--hosts, --hostlist or --graph's names), Include lines followed; a
 recorded node outside the job's partition, or a job larger than its partition, is
-an error naming its line. Every allocator keeps jobs in their partitions (the nodes
+an error naming its line. With as-run or --slurm-conf, a recorded node the machine
+lacks (a retired or renamed node) is an error at its record, unless
+--drop-unknown-hosts: the jobs naming one (of the window) are dropped, counted on
+stderr ("dropped N jobs naming M hosts MACHINE lacks (first: job J line L host
+H)") and in --json's dropped_unknown_hosts and unknown_hosts. Every allocator keeps jobs in their partitions (the nodes
 outside a job's partition are marked busy for its decision, and it decides as if jobs
 held them): Slurm's selection (slurm:...), as-run, the curve allocators, scbt, plas,
 paging:CURVE:0, the center-based ones (mc1x1 and its variants, mc, mm, mminc, genalg,
@@ -513,6 +517,7 @@ procalloc sim --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --machine mes
 procalloc sim --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --machine mesh:16x16 --convert kth.txt
 procalloc sim --trace sim/testdata/sacct-fattree.txt --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo/testdata/fattree.node-name-map --alloc bf:rcm --sched easy
 procalloc sim --trace sim/testdata/sacct-fattree.txt --graph topo/testdata/topology.conf --alloc as-run --sched as-run
+procalloc sim --trace sim/testdata/sacct-fattree-retired.txt --graph topo/testdata/topology.conf --alloc as-run --sched as-run --drop-unknown-hosts
 procalloc sim --trace sim/testdata/sacct-fattree.txt --graph topo/testdata/topology.conf --alloc slurm:tree:topo/testdata/topology.conf --sched as-run
 procalloc sim --trace sim/testdata/sacct-fattree.txt --graph blocks.conf --alloc slurm:block:blocks.conf:rcm --sched as-run
 procalloc sim --trace sim/testdata/sacct-fattree.txt --graph topo/testdata/topology.conf --alloc slurm:ring:rings.yaml --sched easy
