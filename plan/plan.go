@@ -79,6 +79,13 @@ type Options struct {
 	// history's names are known only once they are matched (procalloc plan
 	// --graph); with Hosts, read the history first (ReadOptions.Hosts of Hosts).
 	ReadTrace func(ctx context.Context, hosts *hostlist.Table, hostsOf string) (*sim.Trace, error)
+	// DropUnknownHosts drops the history's jobs whose NodeList names a host
+	// that is not a compute host (a node slurm.conf no longer defines: retired
+	// or renamed), counted in Report.Workload.DroppedUnknownHosts and said in
+	// the recommendation, instead of refusing the history; read the history
+	// with sim.ReadOptions.MarkHosts then, so that the read does not stop at
+	// such a record. The replays and the recommendation rest on the jobs kept.
+	DropUnknownHosts bool
 	// Version is the site's Slurm, VersionSource where it came from (said in the
 	// report); zero: DefaultVersion, with a note.
 	Version       Version

@@ -13,6 +13,7 @@ import (
 	"github.com/procalloc/procalloc/curves"
 	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/plot"
+	"github.com/procalloc/procalloc/sim"
 )
 
 // Report is report.json: what was read, the ordering, every deployment's
@@ -57,6 +58,10 @@ type Workload struct {
 	Sched       string         `json:"sched"`                 // the scheduler replayed: "as-run" for an sacct trace, else "easy"
 	Description string         `json:"description,omitempty"` // how the synthetic workload is drawn (SyntheticDescription)
 	Skipped     map[string]int `json:"skipped,omitempty"`     // sacct records not replayed, by reason (sim.Trace.Skipped)
+	// DroppedUnknownHosts are the history's jobs dropped because they name a
+	// host that is not a compute host (Options.DropUnknownHosts); Jobs are
+	// those kept.
+	DroppedUnknownHosts *sim.HostsDropped `json:"dropped_unknown_hosts,omitempty"`
 	// Partitions are the jobs replayed in each partition, when the partitions
 	// restrict the replays (some partition lacks a compute host): slurm.conf's
 	// partitions in file order, then the unions of heterogeneous jobs and the
@@ -233,6 +238,9 @@ func (p *Plan) recommend() {
 			why = append(why, fmt.Sprintf("refuse %d of its jobs at submission", passed.Refused))
 		}
 		r.Recommendation += fmt.Sprintf("; %s (%+.1f%%) is not recommended: Slurm would %s (its notes in the report say why)", passed.Name, 100**passed.ChangeVsCurrent, strings.Join(why, " and "))
+	}
+	if d := r.Workload.DroppedUnknownHosts; d != nil {
+		r.Recommendation += fmt.Sprintf(" (on the %d jobs of the history kept: %d jobs naming %d hosts that are not compute hosts were dropped, --drop-unknown-hosts)", r.Workload.Jobs, d.Jobs, d.Hosts)
 	}
 	if stop != nil && stop.Jobs > 0 {
 		r.Recommendation += fmt.Sprintf(" (on the first %d of the workload's %d jobs: %s during %s)", stop.Jobs, r.Workload.Jobs, stop.Reason, stop.During)

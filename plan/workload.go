@@ -117,6 +117,30 @@ func (p *Plan) checkWorkload() error {
 	for _, h := range p.Names {
 		compute[h] = true
 	}
+	if p.opt.DropUnknownHosts {
+		// Every job naming a host that is not a compute host dropped, counted:
+		// the checks below then find none.
+		missing := map[string]bool{}
+		for _, h := range p.Report.MissingNodes {
+			missing[h] = true
+		}
+		slurmHas := false // a dropped host slurm.conf defines (the network lacks it)
+		kept, d := sim.DropUnknownHosts(p.Jobs, func(h string) bool {
+			slurmHas = slurmHas || missing[h]
+			return compute[h]
+		})
+		if d.Jobs > 0 {
+			d.Lacking = "slurm.conf"
+			if slurmHas {
+				d.Lacking = "slurm.conf or the network"
+			}
+			if len(kept) == 0 {
+				return &InputError{p.opt.TracePath, fmt.Errorf("every job of the history names a host that is not a compute host: %s", d.Note())}
+			}
+			p.Jobs, w.Jobs, w.DroppedUnknownHosts = kept, len(kept), &d
+			p.Report.Caveats = append(p.Report.Caveats, fmt.Sprintf("%s: the replays and the recommendation rest on the %d jobs kept", d.Note(), len(kept)))
+		}
+	}
 	// Each host of a history's table is checked once, when a job first names it
 	// (the error lists names in that order, with that job's line).
 	const (
@@ -126,7 +150,7 @@ func (p *Plan) checkWorkload() error {
 	)
 	status := map[*hostlist.Table][]uint8{}
 	var notFabric, notCompute []string
-	for _, j := range tr.Jobs {
+	for _, j := range p.Jobs {
 		if j.NodeList.Len() != j.Procs {
 			return &InputError{p.opt.TracePath, fmt.Errorf("line %d: job %d has %d nodes in its NodeList for NNodes %d", j.Line, j.ID, j.NodeList.Len(), j.Procs)}
 		}
@@ -154,13 +178,17 @@ func (p *Plan) checkWorkload() error {
 		}
 	}
 	if len(notFabric) > 0 {
-		return &InputError{p.opt.TracePath, fmt.Errorf("%d node names of the history are not hosts of the network %s: %s", len(notFabric), p.opt.MachineSource, textin.FirstFew(notFabric, 5, ", "))}
+		return &InputError{p.opt.TracePath, fmt.Errorf("%d node names of the history are not hosts of the network %s: %s%s", len(notFabric), p.opt.MachineSource, textin.FirstFew(notFabric, 5, ", "), dropUnknownHint)}
 	}
 	if len(notCompute) > 0 {
-		return &InputError{p.opt.TracePath, fmt.Errorf("%d node names of the history are hosts of the network but not nodes of %s: %s", len(notCompute), p.opt.SlurmConfPath, textin.FirstFew(notCompute, 5, ", "))}
+		return &InputError{p.opt.TracePath, fmt.Errorf("%d node names of the history are hosts of the network but not nodes of %s: %s%s", len(notCompute), p.opt.SlurmConfPath, textin.FirstFew(notCompute, 5, ", "), dropUnknownHint)}
 	}
 	return p.assignPartitions()
 }
+
+// dropUnknownHint ends the refusal of a history naming hosts that are not
+// compute hosts with the way out.
+const dropUnknownHint = " (retired or renamed nodes? Options.DropUnknownHosts, procalloc plan --drop-unknown-hosts, drops their jobs, counted)"
 
 // sizeClass is the report's job-size class of a k-node job: 2, 3-4, 5-8, ...
 func sizeClass(k int) (lo, hi int) {

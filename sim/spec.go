@@ -65,6 +65,12 @@ type Spec struct {
 	// larger than their partition (counted in the report), instead of failing on
 	// them.
 	DropLarger bool
+	// DropUnknownHosts drops the jobs whose recorded NodeList names a host the
+	// machine lacks (a history naming retired or renamed nodes), counted in the
+	// report (DroppedUnknownHosts), instead of refusing the history; only when
+	// NodeLists are read by name (an as-run allocator, or SlurmConf). It applies
+	// to the jobs of the window (From, To), before DropLarger and partitions.
+	DropUnknownHosts bool
 	// Scale is the load scaling (work multiple, arrival contraction, replication).
 	Scale Scale
 	// LoadFactor, when not 0, contracts the scaled arrivals once more (compare
@@ -474,7 +480,8 @@ func (s *Spec) ReadTraceContext(ctx context.Context) (*Trace, error) {
 			// the end).
 			if names := s.nodeNames(s.Machine); names != nil {
 				opt.Hosts, opt.HostsOf = hostlist.NewTable(names...), s.Machine.Spec()
-				opt.MarkHosts = s.From != "" || s.To != ""
+				// With DropUnknownHosts, marked too: Prepare drops them.
+				opt.MarkHosts = s.From != "" || s.To != "" || s.DropUnknownHosts
 			}
 		}
 	}
@@ -515,6 +522,9 @@ type Replay struct {
 	// (DroppedLarger), scaled.
 	Jobs          []Job
 	DroppedLarger int // jobs larger than the machine or their partition dropped (Spec.DropLarger)
+	// DroppedUnknownHosts are the jobs naming a host the machine lacks dropped
+	// (Spec.DropUnknownHosts).
+	DroppedUnknownHosts HostsDropped
 	// lazy, when set, generates the replicated jobs instead of Jobs (nil then): a
 	// replay without per-job records then holds the trace once, not its replicas.
 	lazy *replicaStream
@@ -638,8 +648,20 @@ func (s *Spec) PrepareContext(ctx context.Context) (*Replay, error) {
 			return nil, fmt.Errorf("%s: %w", s.Trace, err)
 		}
 	}
-	// The window's records naming a host the machine lacks (read marked,
-	// ReadOptions.MarkHosts).
+	// The window's jobs naming a host the machine lacks, dropped
+	// (DropUnknownHosts: those the read marked, ReadOptions.MarkHosts), else
+	// refused or skipped (SkipBad) below.
+	if names := s.nodeNames(m); s.DropUnknownHosts && (alloc.IsAsRun(s.Alloc) || s.SlurmConf != "") && names != nil {
+		known := make(map[string]bool, len(names))
+		for _, h := range names {
+			known[h] = true
+		}
+		rp.Jobs, rp.DroppedUnknownHosts = DropUnknownHosts(rp.Jobs, func(h string) bool { return known[h] })
+		rp.DroppedUnknownHosts.Lacking = m.Spec()
+		if len(rp.Jobs) == 0 {
+			return nil, fmt.Errorf("%s: no job left to replay: %s", s.Trace, rp.DroppedUnknownHosts.Note())
+		}
+	}
 	if rp.Jobs, rp.badHosts, err = tr.notHosts(rp.Jobs, s.SkipBad); err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Path(s.Trace), err)
 	}
@@ -790,6 +812,10 @@ type Report struct {
 	TimeZone string `json:"time_zone,omitempty"`
 	// DroppedLarger counts the jobs Spec.DropLarger removed.
 	DroppedLarger int `json:"dropped_larger"`
+	// DroppedUnknownHosts counts the jobs Spec.DropUnknownHosts removed,
+	// UnknownHosts the distinct hosts the machine lacks that they name.
+	DroppedUnknownHosts int `json:"dropped_unknown_hosts"`
+	UnknownHosts        int `json:"unknown_hosts"`
 	// Seconds is the replay's wall-clock time.
 	Seconds float64 `json:"seconds"`
 	// PerJob are the jobs' records, with Spec.PerJob.
@@ -823,7 +849,8 @@ func (rp *Replay) Run(ctx context.Context) (*Report, error) {
 	}
 	secs := time.Since(t0).Seconds()
 	rep := &Report{Summary: res.Summary, Trace: rp.Spec.Trace, BadLines: rp.Trace.Bad + rp.badHosts, Filtered: rp.Trace.Filtered, Skipped: rp.Trace.Skipped,
-		Impossible: rp.Trace.Impossible, DroppedLarger: rp.DroppedLarger, Seconds: secs}
+		Impossible: rp.Trace.Impossible, DroppedLarger: rp.DroppedLarger,
+		DroppedUnknownHosts: rp.DroppedUnknownHosts.Jobs, UnknownHosts: rp.DroppedUnknownHosts.Hosts, Seconds: secs}
 	if rp.Trace.Format == FormatSacct {
 		rep.TimeZone = rp.Trace.TimeZone
 	}

@@ -477,6 +477,78 @@ func (tr *Trace) notHosts(jobs []Job, skipBad bool) ([]Job, int, error) {
 	return out, dropped, nil
 }
 
+// HostsDropped says which jobs DropUnknownHosts dropped: how many, the distinct
+// hosts they name that the machine lacks, and the dropped job of the lowest
+// record line with the first such host of its NodeList.
+type HostsDropped struct {
+	Jobs      int    `json:"jobs"`       // jobs dropped
+	Hosts     int    `json:"hosts"`      // distinct host names they name that the machine lacks
+	FirstJob  int    `json:"first_job"`  // the job id of the dropped job of the lowest line
+	FirstLine int    `json:"first_line"` // its record's line
+	FirstHost string `json:"first_host"` // its first host the machine lacks
+	// Lacking names what lacks the hosts, in Note ("mesh:4x4", "slurm.conf"),
+	// set by the caller.
+	Lacking string `json:"lacking"`
+}
+
+// DropUnknownHosts returns jobs without those whose NodeList names a host known
+// does not hold (retired or renamed nodes of a history), keeping their order,
+// and says what it dropped. A job without a NodeList (an SWF job, one larger
+// than the machine whose list was not read) is kept: it names no host. Each
+// distinct name is looked up once.
+func DropUnknownHosts(jobs []Job, known func(host string) bool) ([]Job, HostsDropped) {
+	const (
+		unchecked = iota
+		good
+		unknown
+	)
+	var d HostsDropped
+	status := map[*hostlist.Table][]uint8{}
+	out := make([]Job, 0, len(jobs))
+	for _, j := range jobs {
+		t := j.NodeList.Table()
+		if t == nil || j.NodeList.Len() == 0 {
+			out = append(out, j)
+			continue
+		}
+		st := status[t]
+		if len(st) < t.Len() {
+			st = append(st, make([]uint8, t.Len()-len(st))...)
+			status[t] = st
+		}
+		first := ""
+		for start, length := range j.NodeList.Runs() {
+			for id := start; id < start+length; id++ {
+				if st[id] == unchecked {
+					st[id] = good
+					if !known(t.Name(id)) {
+						st[id] = unknown
+						d.Hosts++
+					}
+				}
+				if st[id] == unknown && first == "" {
+					first = t.Name(id)
+				}
+			}
+		}
+		if first == "" {
+			out = append(out, j)
+			continue
+		}
+		if d.Jobs == 0 || j.Line < d.FirstLine {
+			d.FirstJob, d.FirstLine, d.FirstHost = j.ID, j.Line, first
+		}
+		d.Jobs++
+	}
+	return out, d
+}
+
+// Note is the note of a drop: "dropped N jobs naming M hosts LACKING lacks
+// (first: job J line L host H)".
+func (d HostsDropped) Note() string {
+	return fmt.Sprintf("dropped %d jobs naming %d hosts %s lacks (first: job %d line %d host %s)", d.Jobs, d.Hosts, d.Lacking, d.FirstJob, d.FirstLine, d.FirstHost)
+}
+
 // DropLarger returns the jobs of at most n processors and how many it dropped
 // (Bunde et al. 2004 §4 removed three 320-node jobs for the 16x16 mesh).
 func DropLarger(jobs []Job, n int) ([]Job, int) {

@@ -76,6 +76,19 @@ type SacctOptions struct {
 	MarkHosts bool
 }
 
+// NotHostError is a record's NodeList naming a host not in SacctOptions.Hosts
+// (wrapped in the record's *SacctLineError, or its job's NotHost): a
+// history naming retired or renamed nodes; sim's and plan's DropUnknownHosts
+// drop such jobs instead.
+type NotHostError struct {
+	Job, Host string // the job id and the host, clipped
+	HostsOf   string // the machine of Hosts (SacctOptions.HostsOf)
+}
+
+func (e *NotHostError) Error() string {
+	return fmt.Sprintf("job %s: recorded node %q is not a host of %s", e.Job, e.Host, e.HostsOf)
+}
+
 // MaxHistoryHosts bounds the distinct host names of a history's NodeLists
 // (Sacct.Hosts), or SacctOptions.MaxHosts when that is larger: a record whose
 // list, its names counted as new, would pass it is malformed. It bounds one
@@ -539,7 +552,7 @@ func ReadSacct(r io.Reader, opt SacctOptions) (*Sacct, error) {
 					}
 				}
 				if h, ok := firstOf(j.NodeList, unknown); ok {
-					err := fmt.Errorf("job %s: recorded node %q is not a host of %s", textin.Clip(id), textin.Clip(h), hostsOf)
+					var err error = &NotHostError{Job: textin.Clip(id), Host: textin.Clip(h), HostsOf: hostsOf}
 					if opt.MarkHosts {
 						j.NotHost = &SacctLineError{Line: line, Text: textin.Clip(text), Err: err}
 						break

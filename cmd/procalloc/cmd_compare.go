@@ -67,8 +67,10 @@ type compareOutput struct {
 	Trace    string `json:"trace"`
 	BadLines int    `json:"bad_lines"`
 	// DroppedLarger counts the jobs --drop-larger removed.
-	DroppedLarger int           `json:"dropped_larger"`
-	Runs          []sim.Summary `json:"runs"`
+	DroppedLarger int `json:"dropped_larger"`
+	// DroppedUnknownHosts counts the jobs --drop-unknown-hosts removed.
+	DroppedUnknownHosts int           `json:"dropped_unknown_hosts"`
+	Runs                []sim.Summary `json:"runs"`
 }
 
 func init() {
@@ -161,6 +163,9 @@ procalloc compare --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --machine
 					if err != nil {
 						return specError(err)
 					}
+					if d := rp.DroppedUnknownHosts; d.Jobs > 0 && li == 0 {
+						e.notef("%s", d.Note())
+					}
 					for si, a := range specs {
 						r := *rp
 						r.Spec.Alloc = a
@@ -218,7 +223,7 @@ procalloc compare --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --machine
 				for i, r := range results {
 					if r.Err != nil {
 						err := r.Err
-						if hinted := tooLargeHint(err); hinted != nil {
+						if hinted := dropHint(err); hinted != nil {
 							err = hinted
 						}
 						return fmt.Errorf("%s at load factor %g: %w", specs[runs[i].spec], loadList[runs[i].load], err)
@@ -254,7 +259,7 @@ procalloc compare --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --machine
 					namedOutput{"--svg", *svgOut, draw},
 					namedOutput{"-o", *out, func(w io.Writer) error {
 						if *asJSON {
-							return writeJSON(w, compareOutput{Trace: base.Trace, BadLines: base.TraceData.Bad, DroppedLarger: rps[0].DroppedLarger, Runs: sums})
+							return writeJSON(w, compareOutput{Trace: base.Trace, BadLines: base.TraceData.Bad, DroppedLarger: rps[0].DroppedLarger, DroppedUnknownHosts: rps[0].DroppedUnknownHosts.Jobs, Runs: sums})
 						}
 						return printCompare(w, sums)
 					}})

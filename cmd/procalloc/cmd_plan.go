@@ -34,7 +34,7 @@ func init() {
 		name:       "plan",
 		dirOutputs: []string{"o"}, // -o DIR
 		summary:    "a site's fabric, slurm.conf and job history in; the certified ordering, every Slurm deployment of it replayed on the history, a recommendation and the files to deploy it out",
-		usage:      "plan (--graph FILE | --machine SPEC (--hostlist EXPR | --hosts FILE)) --slurm-conf FILE [--slurm-conf-dir DIR] [--topology-conf FILE] [--trace FILE] [--slurm-version V] -o DIR",
+		usage:      "plan (--graph FILE | --machine SPEC (--hostlist EXPR | --hosts FILE)) --slurm-conf FILE [--slurm-conf-dir DIR] [--topology-conf FILE] [--trace FILE [--drop-unknown-hosts]] [--slurm-version V] -o DIR",
 		details: `The system engineer's job in one command. plan
   1. reads the network (--graph: ibnetdiscover with --node-name-map, a topology file,
      an edge list; or --machine with --hostlist naming its nodes) and slurm.conf (as
@@ -150,11 +150,17 @@ install into "${SLURM_CONF_DIR:?}", which the shell refuses until it is set.
 
 The Slurm version comes from --slurm-version, else from scontrol --version when
 scontrol is on PATH, else 22.05 (said in the report). Errors name the file and line;
-a history node the network lacks is an error naming the first few. Ctrl-C stops
+a history node that is not a compute host (the network or slurm.conf lacks it: a
+retired or renamed node) is an error naming the first few, unless
+--drop-unknown-hosts, which drops every job naming one and says so: "procalloc
+plan: dropped N jobs naming M hosts slurm.conf lacks (first: job J line L host
+H)", report.json workload.dropped_unknown_hosts, and the recommendation's words
+(the replays rest on the jobs kept). Ctrl-C stops
 every phase, a read of standard input waiting on a pipe too; nothing is written then
 (exit 130). Once the files are being written (0.05-0.1 s at 10^5 hosts) they are
 let finish: the plan is then whole, exit 130.`,
 		example: `procalloc plan --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo/testdata/fattree.node-name-map --slurm-conf plan/testdata/slurm.conf --trace sim/testdata/sacct-fattree.txt -o out/plan
+procalloc plan --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo/testdata/fattree.node-name-map --slurm-conf plan/testdata/slurm.conf --trace sim/testdata/sacct-fattree-retired.txt --drop-unknown-hosts -o out/plan
 procalloc plan --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo/testdata/fattree.node-name-map --slurm-conf /etc/slurm/slurm.conf --topology-conf /etc/slurm/topology.conf --slurm-version 23.11 -o out/plan --deployment names
 procalloc plan --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo/testdata/fattree.node-name-map --slurm-conf /etc/slurm/slurm.conf --topology-conf /etc/slurm/topology.yaml --slurm-version 26.05 -o out/plan
 procalloc plan --machine torus:8x8x8 --hostlist 'nid[001-512]' --slurm-conf slurm.conf --slurm-version 26.05 --time-limit 30s -o out/torus-plan --json
@@ -170,6 +176,7 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 			confDir := fs.String("slurm-conf-dir", "", "the `DIR`ectory slurmctld reads slurm.conf from, where apply.txt installs the files (default: the directory of --slurm-conf when its path is absolute; needed for a copy, a relative name or standard input, else apply.txt says it is not known)")
 			topoConf := fs.String("topology-conf", "", "the site's topology.conf `FILE` (tree, block or, Slurm 26.05+, ring), when slurm.conf's TopologyPlugin uses one (its Include lines are read as slurm.conf's; a relative name needs it in slurm.conf's directory); or its topology.yaml (Slurm 25.05+, told apart by content: every topology read, each partition placed by its Topology=, else the cluster_default one)")
 			trace := fs.String("trace", "", "job history `FILE`: sacct -X -P output (see procalloc help sim), SWF or converted")
+			dropUnknown := fs.Bool("drop-unknown-hosts", false, "drop the history's jobs whose NodeList names a host that is not a compute host (a node slurm.conf no longer defines: retired or renamed), counted and said in the report, instead of refusing the history")
 			version := fs.String("slurm-version", "", "the site's Slurm `VERSION`, e.g. 22.05 (default: scontrol --version, else 22.05)")
 			weights := fs.String("weights", "list:1,0.5", "weights `SPEC` of the ordering objective F")
 			limit := fs.Duration("time-limit", 60*time.Second, "time limit of the plan, from the command's start (reading the input files included) to before -o is written: the ordering gets at most half, the deployments' builds and the replays stop at it and the report covers the jobs replayed under every deployment, saying so; reached while the input files are read or checked, nothing is planned (exit 1) (0: none, for a plan that is the same on every machine)")
@@ -316,13 +323,19 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 					// as soon as they are (Options.ReadTrace), before its heavy
 					// checks, with the same message.
 					read := func(ctx context.Context, hosts *hostlist.Table, hostsOf string) (*sim.Trace, error) {
-						tr, err := sim.ReadTrace(textin.ContextReader(ctx, r), sim.ReadOptions{MaxHosts: m.N(), Hosts: hosts, HostsOf: hostsOf})
+						// With --drop-unknown-hosts the records naming another host are
+						// kept (marked), and Make drops their jobs.
+						tr, err := sim.ReadTrace(textin.ContextReader(ctx, r), sim.ReadOptions{MaxHosts: m.N(), Hosts: hosts, HostsOf: hostsOf, MarkHosts: *dropUnknown})
 						if err != nil && ctx.Err() == nil {
+							if hinted := dropHint(err); hinted != nil {
+								err = hinted
+							}
 							return nil, fmt.Errorf("--trace %s: %w", *trace, err)
 						}
 						return tr, err
 					}
 					opt.TracePath = *trace
+					opt.DropUnknownHosts = *dropUnknown
 					if opt.Hosts != nil {
 						tr, err := read(lctx, hostlist.NewTable(opt.Hosts...), "the network "+opt.MachineSource)
 						if err != nil && lctx.Err() != nil {
@@ -352,6 +365,9 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 					// phase before. The write itself (all files or none, 0.05 s at
 					// 196,608 hosts) is let finish once begun.
 					return context.Cause(ctx)
+				}
+				if d := p.Report.Workload.DroppedUnknownHosts; d != nil {
+					e.notef("%s", d.Note())
 				}
 				if err := writePlanFiles(e, *out, p.Files); err != nil {
 					return err

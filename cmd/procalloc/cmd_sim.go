@@ -18,6 +18,7 @@ import (
 	"github.com/procalloc/procalloc/netsim"
 	"github.com/procalloc/procalloc/sim"
 	"github.com/procalloc/procalloc/sim/sweep"
+	"github.com/procalloc/procalloc/slurm"
 )
 
 // simFlags are the flags sim and compare share: sim's replay flags, declared from
@@ -128,7 +129,7 @@ func specFlag(field string) string {
 // its file (a usage error for --hostlist: its "file" is the flag's value, as
 // curve's and plan's hostSource says); other errors are returned as they are.
 func specError(err error) error {
-	if err := tooLargeHint(err); err != nil {
+	if err := dropHint(err); err != nil {
 		return err
 	}
 	var fe *sim.FileError
@@ -144,10 +145,15 @@ func specError(err error) error {
 	return fieldErrors(err, specFlag)
 }
 
-// tooLargeHint is err, a job larger than the machine (sim.ErrTooLarge) or its
-// partition (sim.ErrLargerThanPartition), with the ways out the replay commands
-// offer; nil for any other error.
-func tooLargeHint(err error) error {
+// dropHint is err, a job larger than the machine (sim.ErrTooLarge) or its
+// partition (sim.ErrLargerThanPartition), or a record naming a host the machine
+// lacks (slurm.NotHostError), with the ways out the replay commands offer; nil
+// for any other error.
+func dropHint(err error) error {
+	var nh *slurm.NotHostError
+	if errors.As(err, &nh) {
+		return fmt.Errorf("%w: --drop-unknown-hosts replays the history without the jobs naming hosts the machine lacks (retired or renamed nodes?), counted", err)
+	}
 	if errors.Is(err, sim.ErrLargerThanPartition) {
 		return fmt.Errorf("%w: --drop-larger replays the trace without such jobs", err)
 	}
@@ -324,6 +330,9 @@ func readTrace(ctx context.Context, e *env, s *sim.Spec) error {
 	s.TraceReader = r
 	tr, err := s.ReadTraceContext(ctx)
 	s.TraceReader = nil
+	if hinted := dropHint(err); hinted != nil && ctx.Err() == nil {
+		return hinted
+	}
 	if err != nil {
 		return err
 	}
@@ -412,7 +421,11 @@ only partitions slurm.conf lacks in the Default=YES one (without one, on the nod
 of every partition), with warnings counting such jobs; slurm.conf's nodes are
 matched by name (--hosts, --hostlist or --graph's names), Include lines followed; a
 recorded node outside the job's partition, or a job larger than its partition, is
-an error naming its line. Every allocator keeps jobs in their partitions (the nodes
+an error naming its line. With as-run or --slurm-conf, a recorded node the machine
+lacks (a retired or renamed node) is an error at its record, unless
+--drop-unknown-hosts: the jobs naming one (of the window) are dropped, counted on
+stderr ("dropped N jobs naming M hosts MACHINE lacks (first: job J line L host
+H)") and in --json's dropped_unknown_hosts and unknown_hosts. Every allocator keeps jobs in their partitions (the nodes
 outside a job's partition are marked busy for its decision, and it decides as if jobs
 held them): Slurm's selection (slurm:...), as-run, the curve allocators, scbt, plas,
 paging:CURVE:0, the center-based ones (mc1x1 and its variants, mc, mm, mminc, genalg,
@@ -533,6 +546,7 @@ procalloc sim --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --machine mes
 procalloc sim --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --machine mesh:16x16 --convert kth.txt
 procalloc sim --trace sim/testdata/sacct-fattree.txt --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo/testdata/fattree.node-name-map --alloc bf:rcm --sched easy
 procalloc sim --trace sim/testdata/sacct-fattree.txt --graph topo/testdata/topology.conf --alloc as-run --sched as-run
+procalloc sim --trace sim/testdata/sacct-fattree-retired.txt --graph topo/testdata/topology.conf --alloc as-run --sched as-run --drop-unknown-hosts
 procalloc sim --trace sim/testdata/sacct-fattree.txt --graph topo/testdata/topology.conf --alloc slurm:tree:topo/testdata/topology.conf --sched as-run
 procalloc sim --trace sim/testdata/sacct-fattree.txt --graph blocks.conf --alloc slurm:block:blocks.conf:rcm --sched as-run
 procalloc sim --trace sim/testdata/sacct-fattree.txt --graph topo/testdata/topology.conf --alloc slurm:ring:rings.yaml --sched easy
@@ -581,6 +595,9 @@ procalloc sim --trace sim/testdata/sacct-fattree.txt --graph topo/testdata/topol
 				rp, err := spec.Prepare()
 				if err != nil {
 					return specError(err)
+				}
+				if d := rp.DroppedUnknownHosts; d.Jobs > 0 {
+					e.notef("%s", d.Note())
 				}
 				if *convert != "" {
 					return writeOutputs(e, namedOutput{"--convert", *convert, func(w io.Writer) error { return sim.WriteConverted(w, rp.AllJobs()) }})
@@ -663,6 +680,9 @@ func printSimSummary(w io.Writer, o *sim.Report, metrics sim.MetricSet, bySize b
 	}
 	if o.DroppedLarger > 0 {
 		fmt.Fprintf(w, " (%d jobs larger than the machine or their partition dropped)", o.DroppedLarger)
+	}
+	if o.DroppedUnknownHosts > 0 {
+		fmt.Fprintf(w, " (%d jobs naming %d hosts the machine lacks dropped)", o.DroppedUnknownHosts, o.UnknownHosts)
 	}
 	if s.Interrupted {
 		fmt.Fprintf(w, " (interrupted: the first %d of %d jobs, replayed before the stop)", s.Jobs, s.JobsInTrace)

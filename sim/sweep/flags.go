@@ -292,6 +292,8 @@ var replayFlags = func() map[string]replayFlag {
 			with("To", "keep jobs arriving before `TIME` (as --from; after --from, else a usage error)"),
 		"drop-larger": boolFlag(func(s *sim.Spec, v bool) { s.DropLarger = v }).
 			with("DropLarger", "drop jobs larger than the machine, and with --slurm-conf those larger than their partition (counted and reported), instead of failing"),
+		"drop-unknown-hosts": boolFlag(func(s *sim.Spec, v bool) { s.DropUnknownHosts = v }).
+			with("DropUnknownHosts", "drop the jobs whose recorded NodeList names a host the machine lacks (retired or renamed nodes; with an as-run allocator or --slurm-conf), counted and reported, instead of refusing the history"),
 		"comm": strFlag(func(s *sim.Spec, v string) { s.Comm = v }).
 			with("Comm", "let communication decide run times: each job sends --msgs-per-second messages per second of trace run time in `PATTERN` ("+strings.Join(netsim.Patterns(), ", ")+") over the routed network and ends when they have arrived"),
 		"pattern": strFlag(func(s *sim.Spec, v string) { s.Pattern = v }).
