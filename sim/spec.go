@@ -812,10 +812,11 @@ type Report struct {
 	TimeZone string `json:"time_zone,omitempty"`
 	// DroppedLarger counts the jobs Spec.DropLarger removed.
 	DroppedLarger int `json:"dropped_larger"`
-	// DroppedUnknownHosts counts the jobs Spec.DropUnknownHosts removed,
-	// UnknownHosts the distinct hosts the machine lacks that they name.
+	// DroppedUnknownHosts counts the jobs Spec.DropUnknownHosts removed.
 	DroppedUnknownHosts int `json:"dropped_unknown_hosts"`
-	UnknownHosts        int `json:"unknown_hosts"`
+	// UnknownHosts counts the distinct hosts the machine lacks that the
+	// dropped jobs name.
+	UnknownHosts int `json:"unknown_hosts"`
 	// Seconds is the replay's wall-clock time.
 	Seconds float64 `json:"seconds"`
 	// PerJob are the jobs' records, with Spec.PerJob.

@@ -85,6 +85,7 @@ type NotHostError struct {
 	HostsOf   string // the machine of Hosts (SacctOptions.HostsOf)
 }
 
+// Error names the job, the host and the machine it is not a host of.
 func (e *NotHostError) Error() string {
 	return fmt.Sprintf("job %s: recorded node %q is not a host of %s", e.Job, e.Host, e.HostsOf)
 }
