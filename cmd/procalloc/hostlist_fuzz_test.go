@@ -27,6 +27,7 @@ func FuzzHostlistStdin(f *testing.F) {
 	f.Add("a b\tc,,d\n")
 	f.Add("n[1-3000000]\nm[1-3000000]\n")
 	lineRef := regexp.MustCompile(`^procalloc hostlist: -: line ([0-9]+): `)
+	quotedAt := regexp.MustCompile(`^"(?:[^"\\]|\\.)*"`)
 	f.Fuzz(func(t *testing.T, in string) {
 		if len(in) > 1<<16 {
 			return
@@ -44,8 +45,20 @@ func FuzzHostlistStdin(f *testing.F) {
 				return
 			}
 			n, _ := strconv.Atoi(m[1])
-			if lines := strings.Count(in, "\n") + 1; n < 1 || n > lines {
-				t.Fatalf("%s: line %d of %d: %s", cmd, n, lines, stderr)
+			lines := strings.Split(in, "\n")
+			if n < 1 || n > len(lines) {
+				t.Fatalf("%s: line %d of %d: %s", cmd, n, len(lines), stderr)
+			}
+			// The expression or name quoted is on that line.
+			rest := stderr[len(m[0]):]
+			if q := quotedAt.FindString(rest); q != "" {
+				u, err := strconv.Unquote(q)
+				// Every part of the quote (maybe clipped: "...") is on the line.
+				for _, part := range strings.Split(u, "...") {
+					if err == nil && !strings.Contains(lines[n-1], part) {
+						t.Fatalf("%s: line %d is %q, the error quotes %s", cmd, n, lines[n-1], q)
+					}
+				}
 			}
 		}
 		if format, _, _ := textin.Compression(in[:min(len(in), textin.StartLen)]); format != "" {
