@@ -491,15 +491,21 @@ func MergeJGFIDs(graph []byte, o Order, hosts []string) ([]byte, error) {
 	for r, v := range o {
 		rank[hosts[v]] = r
 	}
-	inGraph := make(map[string]bool, len(nodes))
+	inGraph := make(map[string]int, len(nodes)) // a host's node's line
 	for _, nd := range nodes {
 		if _, ok := rank[nd.Host]; !ok {
 			return nil, fmt.Errorf("JGF line %d: node %q is not a host of the ordering", nd.Line, nd.Host)
 		}
-		inGraph[nd.Host] = true
+		// Both would take the host's rank as their id, which fluxion's low-id
+		// policies order arbitrarily (was refused only on reading the merge back).
+		if first, dup := inGraph[nd.Host]; dup {
+			return nil, fmt.Errorf("JGF line %d: node %q again (first on line %d): a host has one rank, and two nodes of one id are ordered arbitrarily by fluxion",
+				max(nd.Line, first), nd.Host, min(nd.Line, first))
+		}
+		inGraph[nd.Host] = nd.Line
 	}
 	for _, v := range o {
-		if !inGraph[hosts[v]] {
+		if _, ok := inGraph[hosts[v]]; !ok {
 			return nil, fmt.Errorf("host %q has no node vertex in the graph", hosts[v])
 		}
 	}

@@ -51,7 +51,7 @@ procalloc hostlist expand 'rack[1-2]_node[01-48]' --json -o nodes.json`,
 					if len(args) < 2 {
 						return usagef("hostlist expand needs at least one expression")
 					}
-					exprs, fromStdin, err := hostArgs(ctx, e, args[1:], func(line string) []string {
+					exprs, lines, err := hostArgs(ctx, e, args[1:], func(line string) []string {
 						if line = strings.TrimSpace(line); line != "" {
 							return []string{line}
 						}
@@ -68,7 +68,14 @@ procalloc hostlist expand 'rack[1-2]_node[01-48]' --json -o nodes.json`,
 						return err // interrupted
 					}
 					if err != nil {
-						return stdinErr(fromStdin, err)
+						// The line of the expression at fault: the first refused
+						// alone, or the one the total passes MaxHosts on.
+						total := 0
+						return stdinErr(lines, exprs, err, func(expr string) bool {
+							n, err := hostlist.Count(expr)
+							total += n
+							return err != nil || total > hostlist.MaxHosts
+						})
 					}
 					return writeFileAtomic(e, *out, func(w io.Writer) error {
 						if *asJSON {
@@ -82,7 +89,7 @@ procalloc hostlist expand 'rack[1-2]_node[01-48]' --json -o nodes.json`,
 					if len(names) == 0 {
 						names = []string{"-"} // names on stdin
 					}
-					names, fromStdin, err := hostArgs(ctx, e, names, func(line string) []string {
+					names, lines, err := hostArgs(ctx, e, names, func(line string) []string {
 						return strings.FieldsFunc(line, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' })
 					})
 					if err != nil {
@@ -99,7 +106,10 @@ procalloc hostlist expand 'rack[1-2]_node[01-48]' --json -o nodes.json`,
 						return err // interrupted
 					}
 					if err != nil {
-						return stdinErr(fromStdin, err)
+						return stdinErr(lines, names, err, func(name string) bool {
+							_, err := hostlist.Compress([]string{name})
+							return err != nil
+						})
 					}
 					return writeFileAtomic(e, *out, func(w io.Writer) error {
 						if *asJSON {
@@ -117,19 +127,20 @@ procalloc hostlist expand 'rack[1-2]_node[01-48]' --json -o nodes.json`,
 
 // hostArgs is the hostlist command's arguments args, or, when they are "-" alone,
 // the items split from the lines of standard input (none when it is empty), and
-// whether they are those. Without this, "-" was taken as a host name and printed
-// back.
-func hostArgs(ctx context.Context, e *env, args []string, split func(line string) []string) (items []string, fromStdin bool, err error) {
+// then lines, the line of each item (non-nil; nil for arguments). Without this,
+// "-" was taken as a host name and printed back.
+func hostArgs(ctx context.Context, e *env, args []string, split func(line string) []string) (items []string, lines []int, err error) {
 	if !slices.Contains(args, "-") {
-		return args, false, nil
+		return args, nil, nil
 	}
 	if len(args) > 1 {
-		return nil, false, usagef("- (standard input) goes alone, not with other names or expressions %q", args)
+		return nil, nil, usagef("- (standard input) goes alone, not with other names or expressions %q", args)
 	}
 	const maxLine = 16 << 20
 	sc := bufio.NewScanner(textin.Decompress(textin.ContextReader(ctx, e.stdin)))
 	sc.Buffer(make([]byte, 64<<10), maxLine)
 	line := 0
+	lines = []int{}
 	for sc.Scan() {
 		line++
 		text := sc.Text()
@@ -139,28 +150,38 @@ func hostArgs(ctx context.Context, e *env, args []string, split func(line string
 			// mark skipped (it was part of the first host name, compressed to
 			// "\ufeffn1,n[2-4]").
 			if err := textin.CheckStart(text[:min(len(text), textin.StartLen)]); err != nil {
-				return nil, true, fmt.Errorf("%s: line 1: %w", inputName("-"), err)
+				return nil, lines, fmt.Errorf("%s: line 1: %w", inputName("-"), err)
 			}
 			text = strings.TrimPrefix(text, textin.BOM)
 		}
-		items = append(items, split(text)...)
+		for _, it := range split(text) {
+			items = append(items, it)
+			lines = append(lines, line)
+		}
 	}
 	if err := sc.Err(); err != nil {
 		if ctx.Err() != nil {
-			return nil, true, context.Cause(ctx) // "procalloc hostlist: interrupted"
+			return nil, lines, context.Cause(ctx) // "procalloc hostlist: interrupted"
 		}
-		return nil, true, fmt.Errorf("%s: %w", inputName("-"), textin.ScanErr(err, line+1, maxLine))
+		return nil, lines, fmt.Errorf("%s: %w", inputName("-"), textin.ScanErr(err, line+1, maxLine))
 	}
-	return items, true, nil
+	return items, lines, nil
 }
 
-// stdinErr names standard input in err when the names or expressions came from it
-// (an argument's error names the argument, which the user typed; a line of stdin,
-// maybe binary, is not recognisable alone). An argument's error is a usage error
-// (exit 2), as the same expression's is given to --hostlist.
-func stdinErr(fromStdin bool, err error) error {
-	if fromStdin {
-		return fmt.Errorf("%s: %w", inputName("-"), err)
+// stdinErr is err, the error of items, naming standard input and the line of the
+// first item at(item) reports as its cause (at is called on the items in order)
+// when the items came from it (lines non-nil: hostArgs); an argument's error
+// names the argument, which the user typed, and is a usage error (exit 2), as the
+// same expression's is given to --hostlist. A line of stdin, maybe one of
+// thousands, was named by its text alone.
+func stdinErr(lines []int, items []string, err error, at func(item string) bool) error {
+	if lines == nil {
+		return usageError{err.Error()}
 	}
-	return usageError{err.Error()}
+	for i, it := range items {
+		if at(it) {
+			return fmt.Errorf("%s: line %d: %w", inputName("-"), lines[i], err)
+		}
+	}
+	return fmt.Errorf("%s: %w", inputName("-"), err)
 }

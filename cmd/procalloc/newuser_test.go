@@ -72,8 +72,8 @@ func TestNewUserBadInputExits(t *testing.T) {
 		{"", []string{"evaluate", "--machine", "mesh:4x4", "--curve", "hilbert,", "-o", out}, 2, `--curve "hilbert,": curve 2 of the list is empty`},
 		{"", []string{"order", "--machine", "mesh:2x2", "--weights", "list:1", "--start", "hilbert,,snake", "-o", out}, 2, `--start "hilbert,,snake": start 2 of the list is empty`},
 		// hostlist's errors on standard input's lines did not say they came from it.
-		{"n[1-3\n", []string{"hostlist", "expand", "-", "-o", out}, 1, `-: "n[1-3": unmatched '['`},
-		{"a[b\n", []string{"hostlist", "compress", "-", "-o", out}, 1, `-: "a[b" is not a host name`},
+		{"n[1-3\n", []string{"hostlist", "expand", "-", "-o", out}, 1, `-: line 1: "n[1-3": unmatched '['`},
+		{"a[b\n", []string{"hostlist", "compress", "-", "-o", out}, 1, `-: line 1: "a[b" is not a host name`},
 		// plot printed the Go type it decoded a number into.
 		{"5\n", []string{"plot", "-", "-o", out}, 1, "-: neither sweep results nor compare --json output: a JSON number, not an object"},
 		{`{"runs": 3}`, []string{"plot", "-", "-o", out}, 1, `"runs" is a JSON number, not a list of runs`},
