@@ -1,6 +1,7 @@
 package exact
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -240,10 +241,11 @@ func (s *bbSearch) setupEnded(step int) bool {
 
 // setupCut is Subset's answer when its context ends during the set-up, before any
 // search: the caller's incumbent when it is a feasible k-subset, else the forced
-// points and the first allowed others by index; never Optimal, and the bound the one
-// that needs no table: the k smallest linear terms (distances are not negative) plus
-// SizeBound(k) when set, at most the total. A replay counts such a decision as
-// unproven, as any search its time limit cut.
+// points and the allowed others nearest the first of them (the greedy's first seed,
+// without its swaps); never Optimal, and the bound the one that needs no table: the
+// k smallest linear terms (distances are not negative) plus SizeBound(k) when set,
+// at most the total. A replay counts such a decision as unproven, as any search its
+// time limit cut.
 func setupCut(pts []geom.PointF, k int, opt SubsetOptions) (SubsetResult, error) {
 	n := len(pts)
 	forced := make(map[int]bool, len(opt.Forced))
@@ -276,12 +278,22 @@ func setupCut(pts []geom.PointF, k int, opt SubsetOptions) (SubsetResult, error)
 	if feasible {
 		idx = slices.Clone(opt.Incumbent)
 	} else {
+		// The greedy incumbent's first seed, without its swaps: the allowed points
+		// nearest (L1, then index) to the first forced point, else the first allowed.
 		idx = slices.Sorted(maps.Keys(forced))
-		for i := 0; i < n && len(idx) < k; i++ {
+		var rest []int
+		for i := range n {
 			if !forced[i] && ok(i) {
-				idx = append(idx, i)
+				rest = append(rest, i)
 			}
 		}
+		if seed := slices.Concat(idx, rest); len(seed) > 0 {
+			c := pts[seed[0]]
+			slices.SortStableFunc(rest, func(a, b int) int {
+				return cmp.Compare(periodicL1(pts[a], c, opt.Periods), periodicL1(pts[b], c, opt.Periods))
+			})
+		}
+		idx = append(idx, rest[:min(len(rest), k-len(idx))]...)
 		if len(idx) < k {
 			return SubsetResult{}, fmt.Errorf("exact: only %d allowed points for k = %d", len(idx), k)
 		}
