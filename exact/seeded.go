@@ -53,6 +53,11 @@ func SubsetSeeded(ctx context.Context, pts []geom.PointF, k int, opt SubsetOptio
 	lin := make([]float64, n)
 	all := 0.0
 	for i := range n {
+		if i%setupCheckRows == 0 && ctx.Err() != nil {
+			// Ended before the linear terms are whole: Subset, on the k points
+			// themselves, ends at once with opt's incumbent (setupCut).
+			return Subset(ctx, pts, k, opt)
+		}
 		for j := range n {
 			lin[i] -= periodicL1(pts[i], pts[j], opt.Periods)
 		}

@@ -283,6 +283,7 @@ func solveDense(ctx context.Context, m topo.Machine, w curves.Weights, opt Order
 		for _, st := range starts {
 			if f, err := curves.Objective(m, st.P, w, opt.Ring); err == nil && f < out.Objective {
 				out.Objective, out.Order, out.Assignment, out.StartSource = f, curves.Order(slices.Clone(st.P)), slices.Clone(st.P), st.Name
+				out.StartObjective = f
 				out.Gap = qap.RelGap(f, out.Bound)
 			}
 		}
@@ -434,10 +435,11 @@ func orderHierarchical(ctx context.Context, g *topo.Graph, w curves.Weights, opt
 		p = append(p, blocks[b]...)
 		spans = append(spans, [2]int{lo, len(p) - 1})
 	}
+	startF := q.Objective(p) // the groups in order, before the descent inside them
 	p = qap.DescendWithin(ctx, q, p, spans)
 	res := &Result{Assignment: p, Objective: q.Objective(p), Bound: math.Inf(-1), BoundSource: "none",
 		Granularity: qap.Granularity(q), StartSource: "switch-by-switch", Status: qap.StatusHeuristic}
-	res.StartObjective = res.Objective
+	res.StartObjective = startF
 	if glb, ok := qap.GilmoreLawlerBound(ctx, q); ok {
 		res.Bound, res.BoundSource = qap.RoundBound(glb, res.Granularity), "glb"
 	}

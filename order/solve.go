@@ -66,7 +66,9 @@ type Result struct {
 	Formulation ilp.Formulation // "" when no MIP ran
 	Symmetry    string          // the MIP's symmetry breaking (ilp.Symmetry.Desc, "none" possible); "" when no MIP ran
 	Granularity float64         // g > 0: every objective value is a multiple of g
-	// StartObjective is the objective of the warm start (best curve after local search).
+	// StartObjective is the objective of the ordering the search started from, the
+	// one StartSource names, as it was before any local search (the table's "start"
+	// row, the JSON's start_objective): the same meaning on every path.
 	StartObjective float64
 	StartSource    string   // the start it came from: a Start's Name, a curve, "dp", "switch-by-switch", ...
 	MIPStatus      string   // HiGHS's model status, "" when no MIP ran
@@ -225,6 +227,7 @@ func solveQAP(ctx context.Context, q *qap.QAP, starts []Start, sym *ilp.Symmetry
 		}
 		if f < res.Objective {
 			res.Assignment, res.Objective, res.StartSource = p, f, s.Name
+			res.StartObjective = q.Objective(s.P)
 		}
 		if ctx.Err() != nil || res.proven() {
 			break
@@ -239,7 +242,6 @@ func solveQAP(ctx context.Context, q *qap.QAP, starts []Start, sym *ilp.Symmetry
 			res.Assignment, res.Objective = p, f
 		}
 	}
-	res.StartObjective = res.Objective
 	finish := func(status qap.Status) (*Result, error) {
 		res.Status = status
 		if res.proven() {

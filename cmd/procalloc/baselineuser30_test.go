@@ -109,3 +109,60 @@ func TestEvaluateWarnsOfRoundedF(t *testing.T) {
 		}
 	}
 }
+
+// compare --baseline exact runs sim's baseline in every replay (the same flag, parsed
+// by sim's table): each allocator's baseline figures, in compare's JSON and its table
+// rows, are sim --baseline exact's for that allocator. The time limit is far above
+// what a mesh:6x6 decision needs, so every search finishes and the figures do not
+// depend on the machine's speed.
+func TestCompareBaselineIsSims(t *testing.T) {
+	var sb strings.Builder
+	for i := range 14 {
+		fmt.Fprintf(&sb, "%d\t%d\t%d\t-1\n", i*7, 2+i*5%17, 60+i*3)
+	}
+	trace := writeTemp(t, "t.txt", sb.String())
+	args := []string{"--trace", trace, "--machine", "mesh:6x6", "--baseline", "exact", "--baseline-time-limit", "10m"}
+	keys := []string{"mean_ratio_to_optimal", "baseline_proven", "baseline_proven_decisions", "baseline_decisions",
+		"mean_ratio_to_optimal_lower", "mean_ratio_to_optimal_upper", "baseline_bounded"}
+	code, out, stderr := runCLI(t, "", append([]string{"compare", "--alloc", "mc1x1,mm", "--json"}, args...)...)
+	if code != 0 {
+		t.Fatalf("compare: exit %d: %s", code, stderr)
+	}
+	var cmp struct{ Runs []map[string]any }
+	if err := json.Unmarshal([]byte(out), &cmp); err != nil || len(cmp.Runs) != 2 {
+		t.Fatalf("compare JSON (%v): %s", err, out)
+	}
+	_, table, _ := runCLI(t, "", append([]string{"compare", "--alloc", "mc1x1,mm"}, args...)...)
+	for i, a := range []string{"mc1x1", "mm"} {
+		code, out, stderr := runCLI(t, "", append([]string{"sim", "--alloc", a, "--json"}, args...)...)
+		if code != 0 {
+			t.Fatalf("sim %s: exit %d: %s", a, code, stderr)
+		}
+		var s map[string]any
+		if err := json.Unmarshal([]byte(out), &s); err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range keys {
+			if s[k] == nil || fmt.Sprint(cmp.Runs[i][k]) != fmt.Sprint(s[k]) {
+				t.Errorf("%s: %s: compare %v, sim %v", a, k, cmp.Runs[i][k], s[k])
+			}
+		}
+		_, simTable, _ := runCLI(t, "", append([]string{"sim", "--alloc", a}, args...)...)
+		for _, row := range []string{"mean ratio to optimal (proven)", "baseline decisions proven", "ratio to optimal, certified (all decisions)"} {
+			simVal := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(lineWith(simTable, row)), row))
+			if simVal == "" || !strings.Contains(lineWith(table, row), simVal) {
+				t.Errorf("%s: row %q: sim %q, compare's %q", a, row, simVal, lineWith(table, row))
+			}
+		}
+	}
+}
+
+// lineWith is the first line of out containing s ("" when none).
+func lineWith(out, s string) string {
+	for l := range strings.SplitSeq(out, "\n") {
+		if strings.Contains(l, s) {
+			return l
+		}
+	}
+	return ""
+}

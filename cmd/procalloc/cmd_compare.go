@@ -85,7 +85,8 @@ understood: --alloc mc1x1,mc1x1:tb=3,9,3,2,bf:hilbert names three allocators.
 --csv writes the table, --svg a bar chart of one metric (--metric), --json every
 summary (the same keys as sim --json). Machines, networks (--graph) and traces
 (sacct too), and host names (--hosts, --hostlist) as for "procalloc sim"; see
-'procalloc help sim'. Ctrl-C writes the
+'procalloc help sim'; --baseline exact (and --baseline-time-limit) as for sim, in every
+replay, with sim's baseline rows. Ctrl-C writes the
 replays finished so far (every output) and exits with status 130. Every output
 (-o, --csv, --svg) is checked for writability before the first replay starts.`,
 		example: `procalloc compare --trace sim/testdata/LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --compat premas \
@@ -100,7 +101,7 @@ procalloc compare --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --machine
 		yourFiles: []yourFile{yourOptPairs, yourBlocks, yourNodes},
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			var sf simFlags
-			sf.declare(fs, "alloc", "baseline", "baseline-time-limit", "by-size", "json")
+			sf.declare(fs, "alloc", "by-size", "json")
 			allocs := fs.String("alloc", "", "comma-separated allocator `SPECS`: "+strings.Join(alloc.Names(), ", "))
 			csvOut := fs.String("csv", "", "also write the table as CSV to `FILE`")
 			svgOut := fs.String("svg", "", "also write a bar chart of --metric to `FILE` (SVG)")
@@ -322,6 +323,18 @@ func printCompare(w io.Writer, sums []sim.Summary) error {
 		}
 	}
 	t.row(row...)
+	// With --baseline, its rows as sim prints them, one column per replay.
+	if len(sums) > 0 {
+		if base := baselineRows(&sums[0]); base != nil {
+			for i, r := range base {
+				row = []string{r[0]}
+				for _, s := range sums {
+					row = append(row, baselineRows(&s)[i][1])
+				}
+				t.row(row...)
+			}
+		}
+	}
 	// An exact allocator (opt) that ran out of budget is not optimal on those
 	// decisions: say how many, as sim's summary does.
 	if slices.ContainsFunc(sums, func(s sim.Summary) bool { return s.Fallbacks != nil }) {

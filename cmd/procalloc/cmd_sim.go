@@ -720,11 +720,8 @@ func printSimSummary(w io.Writer, o *sim.Report, metrics sim.MetricSet, bySize b
 			t.row("flit-hops", strconv.FormatInt(f.FlitHops, 10))
 		}
 	}
-	if s.MeanRatioToOptimal != nil {
-		t.row("mean ratio to optimal (proven)", provenRatio(*s.MeanRatioToOptimal, *s.BaselineProven))
-		t.row("baseline decisions proven", fmt.Sprintf("%.1f%% (%d of %d)", 100**s.BaselineProven, *s.BaselineProvenDecisions, *s.BaselineDecisions))
-		t.row("ratio to optimal, certified (all decisions)", fmt.Sprintf("%.4f .. %.4f", *s.MeanRatioToOptimalLower, *s.MeanRatioToOptimalUpper))
-		t.row("baseline decisions bounded", fmt.Sprintf("%.1f%%", 100**s.BaselineBounded))
+	for _, r := range baselineRows(&s) {
+		t.row(r[0], r[1])
 	}
 	if f := s.Fallbacks; f != nil {
 		t.row("exact decisions unproven (fallback)", fmt.Sprintf("%d of %d", f.Fallbacks, f.Decisions))
@@ -787,6 +784,20 @@ func formatMetric(m sim.Metric, s *sim.Summary) string {
 		return "-"
 	}
 	return strconv.FormatFloat(m.Value(s), 'f', m.Prec, 64)
+}
+
+// baselineRows are the table rows of an exact baseline's figures (sim --baseline,
+// compare --baseline): name and value; none without a baseline.
+func baselineRows(s *sim.Summary) [][2]string {
+	if s.MeanRatioToOptimal == nil {
+		return nil
+	}
+	return [][2]string{
+		{"mean ratio to optimal (proven)", provenRatio(*s.MeanRatioToOptimal, *s.BaselineProven)},
+		{"baseline decisions proven", fmt.Sprintf("%.1f%% (%d of %d)", 100**s.BaselineProven, *s.BaselineProvenDecisions, *s.BaselineDecisions)},
+		{"ratio to optimal, certified (all decisions)", fmt.Sprintf("%.4f .. %.4f", *s.MeanRatioToOptimalLower, *s.MeanRatioToOptimalUpper)},
+		{"baseline decisions bounded", fmt.Sprintf("%.1f%%", 100**s.BaselineBounded)},
+	}
 }
 
 // perJobCSV writes one CSV row per job (sim.Config.JobDone), as the replay passes

@@ -16,7 +16,8 @@ import (
 // and someone measuring allocator speed, each with the test that says it is gone.
 
 // TestFlagOfAnotherCommandNamed: a flag the command lacks but another command has
-// was refused without a word of where it belongs (compare --baseline: sim's);
+// was refused without a word of where it belongs (compare --per-job: sim's; it was
+// --baseline, which compare now takes);
 // now the commands that have it are named, and a name no command has gets no hint.
 func TestFlagOfAnotherCommandNamed(t *testing.T) {
 	llnl := "../../sim/testdata/LLNL-T3D-1996-2.converted.txt.gz"
@@ -24,7 +25,7 @@ func TestFlagOfAnotherCommandNamed(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"compare", "--trace", llnl, "--machine", "mesh:16x16", "--alloc", "mm", "--baseline", "exact"}, "flag provided but not defined: --baseline (--baseline is a flag of procalloc sim)"},
+		{[]string{"compare", "--trace", llnl, "--machine", "mesh:16x16", "--alloc", "mm", "--per-job", "x.csv"}, "flag provided but not defined: --per-job (--per-job is a flag of procalloc sim and procalloc sweep)"},
 		{[]string{"sim", "--trace", llnl, "--machine", "mesh:16x16", "--runs", "5"}, "flag provided but not defined: --runs (--runs is a flag of procalloc batch)"},
 		{[]string{"hostlist", "expand", "n1", "--slurm-conf", "x"}, "(--slurm-conf is a flag of procalloc compare, procalloc curve, procalloc plan and procalloc sim)"},
 		{[]string{"sim", "--trace", llnl, "--frobnicate"}, "flag provided but not defined: --frobnicate\n"},

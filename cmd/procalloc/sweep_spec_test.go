@@ -100,7 +100,7 @@ func TestSweepItemSpecIsSimFlags(t *testing.T) {
 // has its own -o and --per-job) and compare's own.
 func TestSimFlagsAreTheTable(t *testing.T) {
 	own := map[string][]string{"sim": {"o", "per-job", "convert"}, "compare": {"o", "alloc", "csv", "svg", "metric", "parallel", "loads", "json"}}
-	notCompare := []string{"alloc", "baseline", "baseline-time-limit", "by-size", "json"}
+	notCompare := []string{"alloc", "by-size", "json"}
 	for cmd, extra := range own {
 		fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
 		commands[cmd].flags(fs)

@@ -1,0 +1,180 @@
+package exact
+
+import (
+	"context"
+	"math"
+	"math/bits"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/procalloc/procalloc/geom"
+)
+
+// bruteSubsetOpt is the plain definition of Subset's problem with its options: the
+// least W(S) + Σ_{i∈S} Linear[i] over k-subsets S holding every forced point, the
+// others allowed, distances the shorter way round when Periods says so.
+func bruteSubsetOpt(pts []geom.PointF, k int, opt SubsetOptions) float64 {
+	n := len(pts)
+	best := math.Inf(1)
+	for m := uint(0); m < 1<<n; m++ {
+		if bits.OnesCount(m) != k {
+			continue
+		}
+		var idx []int
+		ok := true
+		for i := range n {
+			in := m>>i&1 == 1
+			if slices.Contains(opt.Forced, i) && !in || in && !slices.Contains(opt.Forced, i) && opt.Allowed != nil && !opt.Allowed[i] {
+				ok = false
+			}
+			if in {
+				idx = append(idx, i)
+			}
+		}
+		if !ok {
+			continue
+		}
+		t := 0.0
+		for a, i := range idx {
+			if opt.Linear != nil {
+				t += opt.Linear[i]
+			}
+			for _, j := range idx[a+1:] {
+				t += periodicL1(pts[i], pts[j], opt.Periods)
+			}
+		}
+		best = min(best, t)
+	}
+	return best
+}
+
+// TestSubsetSetupHonoursContext ends Subset's context in the middle of its set-up (at
+// each of the set-up's looks at it, through setupRowHook) and checks that the set-up
+// stops at that look, and that the answer is a feasible k-subset whose Total is its
+// recomputed objective (the caller's incumbent when it gave a feasible one), not
+// claimed optimal, with a Bound at most the brute-force optimum, on random inputs with
+// linear terms (negative too, as in the complement search), forced and disallowed
+// points, and tori.
+func TestSubsetSetupHonoursContext(t *testing.T) {
+	defer func() { setupRowHook = nil }()
+	r := rand.New(rand.NewPCG(91, 92))
+	for trial := range 120 {
+		n := 4 + r.IntN(9)
+		k := 1 + r.IntN(n)
+		d := 1 + r.IntN(3)
+		pts := make([]geom.PointF, n)
+		for i := range pts {
+			pts[i] = make(geom.PointF, d)
+			for j := range d {
+				pts[i][j] = float64(r.IntN(6))
+			}
+		}
+		var opt SubsetOptions
+		if r.IntN(2) == 0 {
+			opt.Linear = make([]float64, n)
+			for i := range opt.Linear {
+				opt.Linear[i] = float64(r.IntN(41) - 30)
+			}
+		}
+		if r.IntN(3) == 0 {
+			opt.Periods = make([]float64, d)
+			for j := range opt.Periods {
+				opt.Periods[j] = float64(6 * r.IntN(2))
+			}
+		}
+		if r.IntN(3) == 0 {
+			opt.Forced = []int{r.IntN(n)}
+		}
+		if r.IntN(3) == 0 {
+			opt.Allowed = make([]bool, n)
+			for i := range opt.Allowed {
+				opt.Allowed[i] = r.IntN(4) != 0
+			}
+		}
+		allowed := 0
+		for i := range n {
+			if slices.Contains(opt.Forced, i) || opt.Allowed == nil || opt.Allowed[i] {
+				allowed++
+			}
+		}
+		if allowed < k || len(opt.Forced) > k {
+			continue
+		}
+		if r.IntN(2) == 0 {
+			opt.Incumbent = r.Perm(n)[:k]
+		}
+		want := bruteSubsetOpt(pts, k, opt)
+		for _, stop := range []int{0, n} { // in the table, in the sums
+			ctx, cancel := context.WithCancel(context.Background())
+			looks := 0
+			setupRowHook = func(step int) {
+				if step == stop {
+					cancel()
+				} else if step > stop {
+					looks++
+				}
+			}
+			res, err := Subset(ctx, pts, k, opt)
+			cancel()
+			if err != nil {
+				t.Fatalf("trial %d: %v", trial, err)
+			}
+			if looks != 0 {
+				t.Fatalf("trial %d, ended at step %d: the set-up went on (%d more looks)", trial, stop, looks)
+			}
+			checkIndices(t, res.Indices, n, k)
+			got := 0.0
+			for a, i := range res.Indices {
+				if opt.Linear != nil {
+					got += opt.Linear[i]
+				}
+				for _, j := range res.Indices[a+1:] {
+					got += periodicL1(pts[i], pts[j], opt.Periods)
+				}
+				if !slices.Contains(opt.Forced, i) && opt.Allowed != nil && !opt.Allowed[i] {
+					t.Fatalf("trial %d: point %d not allowed in %v", trial, i, res.Indices)
+				}
+			}
+			for _, f := range opt.Forced {
+				if !slices.Contains(res.Indices, f) {
+					t.Fatalf("trial %d: forced %d missing from %v", trial, f, res.Indices)
+				}
+			}
+			if res.Optimal || res.Total != got || res.Bound > want || res.Total < want || res.Nodes != 0 {
+				t.Fatalf("trial %d, ended at step %d, opt %+v: %+v; recomputed total %g, brute force %g", trial, stop, opt, res, got, want)
+			}
+		}
+	}
+}
+
+// TestSubsetSeededPastDeadline runs SubsetSeeded, as the replay baseline does, with a
+// deadline already past and the allocator's subset as incumbent (both searches:
+// k <= n/2 and the complement's, k > n/2): the answer is that subset, unproven, with
+// a bound at most the brute-force optimum.
+func TestSubsetSeededPastDeadline(t *testing.T) {
+	r := rand.New(rand.NewPCG(93, 94))
+	for trial := range 60 {
+		n := 4 + r.IntN(9)
+		k := 2 + r.IntN(n-2)
+		pts := make([]geom.PointF, n)
+		ip := make([]geom.Point, n)
+		for i := range pts {
+			ip[i] = geom.Point{r.IntN(5), r.IntN(5)}
+			pts[i] = geom.PointF{float64(ip[i][0]), float64(ip[i][1])}
+		}
+		inc := r.Perm(n)[:k]
+		ctx, cancel := context.WithDeadline(context.Background(), time.Unix(0, 0))
+		res, err := SubsetSeeded(ctx, pts, k, SubsetOptions{Incumbent: inc})
+		cancel()
+		if err != nil {
+			t.Fatalf("trial %d: %v", trial, err)
+		}
+		want := float64(bruteL1(ip, k))
+		if !slices.Equal(res.Indices, slices.Sorted(slices.Values(inc))) || res.Total != geom.PairwiseL1Subset(pts, inc) ||
+			res.Optimal || res.Bound > want {
+			t.Fatalf("trial %d, points %v, k %d, incumbent %v: %+v; brute force %g", trial, ip, k, inc, res, want)
+		}
+	}
+}
