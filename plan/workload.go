@@ -178,12 +178,21 @@ func (p *Plan) checkWorkload() error {
 		}
 	}
 	if len(notFabric) > 0 {
-		return &InputError{p.opt.TracePath, fmt.Errorf("%d node names of the history are not hosts of the network %s: %s%s", len(notFabric), p.opt.MachineSource, textin.FirstFew(notFabric, 5, ", "), dropUnknownHint)}
+		return &InputError{p.opt.TracePath, fmt.Errorf("%s of the network %s: %s%s", historyNames(len(notFabric), "not a host", "not hosts"), p.opt.MachineSource, textin.FirstFew(notFabric, 5, ", "), dropUnknownHint)}
 	}
 	if len(notCompute) > 0 {
-		return &InputError{p.opt.TracePath, fmt.Errorf("%d node names of the history are hosts of the network but not nodes of %s: %s%s", len(notCompute), p.opt.SlurmConfPath, textin.FirstFew(notCompute, 5, ", "), dropUnknownHint)}
+		return &InputError{p.opt.TracePath, fmt.Errorf("%s: %s%s", historyNames(len(notCompute), "a host of the network but not a node of "+p.opt.SlurmConfPath, "hosts of the network but not nodes of "+p.opt.SlurmConfPath), textin.FirstFew(notCompute, 5, ", "), dropUnknownHint)}
 	}
 	return p.assignPartitions()
+}
+
+// historyNames is the start of the refusals of a history's node names: "1
+// node name of the history is " one, "n node names of the history are " many.
+func historyNames(n int, one, many string) string {
+	if n == 1 {
+		return "1 node name of the history is " + one
+	}
+	return fmt.Sprintf("%d node names of the history are %s", n, many)
 }
 
 // dropUnknownHint ends the refusal of a history naming hosts that are not
@@ -332,6 +341,7 @@ func (p *Plan) replay(ctx, rctx context.Context) error {
 	if n < total && rctx.Err() == nil {
 		return fmt.Errorf("plan: internal error: %d of %d jobs replayed under every deployment, and no deadline", n, total)
 	}
+	p.sayLimits(n)
 	if n < total {
 		p.Report.Workload.Stopped = &ReplayStop{Jobs: n, Reason: context.Cause(rctx).Error(), During: "the replays"}
 		if len(p.unbuilt) > 0 {
