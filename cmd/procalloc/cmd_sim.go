@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/procalloc/procalloc/netsim"
+	"github.com/procalloc/procalloc/plan"
 	"github.com/procalloc/procalloc/sim"
 	"github.com/procalloc/procalloc/sim/sweep"
 	"github.com/procalloc/procalloc/slurm"
@@ -147,9 +148,16 @@ func specError(err error) error {
 
 // dropHint is err, a job larger than the machine (sim.ErrTooLarge) or its
 // partition (sim.ErrLargerThanPartition), or a record naming a host the machine
-// lacks (slurm.NotHostError), with the ways out the replay commands offer; nil
-// for any other error.
+// lacks (slurm.NotHostError), or plan's refusal of a history naming hosts that
+// are not compute hosts (plan.UnknownHostsError, naming the flag in place of
+// the library's option), with the ways out the replay commands offer; nil for
+// any other error.
 func dropHint(err error) error {
+	if ie, ok := err.(*plan.InputError); ok {
+		if uh, ok := ie.Err.(*plan.UnknownHostsError); ok {
+			return &plan.InputError{File: ie.File, Err: &plan.UnknownHostsError{Msg: uh.Msg, Option: "--drop-unknown-hosts"}}
+		}
+	}
 	var nh *slurm.NotHostError
 	if errors.As(err, &nh) {
 		return fmt.Errorf("%w: --drop-unknown-hosts replays the history without the jobs naming hosts the machine lacks (retired or renamed nodes?), counted", err)

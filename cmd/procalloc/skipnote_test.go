@@ -66,3 +66,28 @@ func TestSacctSkippedOneNote(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanUnknownHostsNamesTheFlag: plan's own refusal of a history naming
+// hosts of the network that slurm.conf lacks names the flag that drops their
+// jobs, not the library's option (plan.UnknownHostsError; the library's text
+// is checked in package plan).
+func TestPlanUnknownHostsNamesTheFlag(t *testing.T) {
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "slurm.conf")
+	if err := os.WriteFile(conf, []byte("NodeName=DEFAULT CPUs=1\nNodeName=node[01-14]\nPartitionName=batch Nodes=ALL Default=YES\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	trace := "../../sim/testdata/sacct-fattree.txt"
+	code, _, stderr := runCLI(t, "", "plan", "--graph", "../../topo/testdata/fattree.ibnetdiscover", "--node-name-map", "../../topo/testdata/fattree.node-name-map",
+		"--slurm-conf", conf, "--trace", trace, "-o", filepath.Join(dir, "out"))
+	want := "procalloc plan: " + trace + ": 2 node names of the history are hosts of the network but not nodes of " + conf + ": node15 (line 12), node16 (line 12) (retired or renamed nodes? --drop-unknown-hosts drops their jobs, counted)\n"
+	if code != 1 || stderr != want {
+		t.Errorf("exit %d, stderr %q, want %q", code, stderr, want)
+	}
+	// Hosts the network lacks are refused by the reader, its hint said once.
+	code, _, stderr = runCLI(t, "", "plan", "--graph", "../../topo/testdata/fattree.ibnetdiscover", "--node-name-map", "../../topo/testdata/fattree.node-name-map",
+		"--slurm-conf", conf, "--trace", "../../sim/testdata/sacct-fattree-retired.txt", "-o", filepath.Join(dir, "out"))
+	if code != 1 || strings.Count(stderr, "--drop-unknown-hosts") != 1 {
+		t.Errorf("retired hosts: exit %d, stderr %q, want the flag named once", code, stderr)
+	}
+}
