@@ -2,6 +2,7 @@ package netsim
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -32,21 +33,36 @@ var patterns = []string{"all-to-all", "n-body", "random", "halo2d", "tree"}
 // Each call returns a new slice: changing it changes nothing in the package.
 func Patterns() []string { return slices.Clone(patterns) }
 
+// otherSpellings are the other names ParsePattern accepts, each with its
+// pattern's own name: matched by a misspelling's "did you mean" (nbdy is
+// nbody's, said n-body) as the names are.
+var otherSpellings = map[string]string{"alltoall": "all-to-all", "nbody": "n-body", "halo": "halo2d"}
+
 // ParsePattern returns the pattern of that name.
 func ParsePattern(name string) (Pattern, error) {
+	if own, ok := otherSpellings[name]; ok {
+		name = own
+	}
 	switch name {
-	case "all-to-all", "alltoall":
+	case "all-to-all":
 		return allToAll{}, nil
-	case "n-body", "nbody":
+	case "n-body":
 		return nBody{}, nil
 	case "random":
 		return randomPairs{}, nil
-	case "halo2d", "halo":
+	case "halo2d":
 		return halo2D{}, nil
 	case "tree":
 		return binaryTree{}, nil
 	}
-	return nil, fmt.Errorf("unknown communication pattern %q%s; valid: %s", name, textin.DidYouMean(name, patterns), strings.Join(patterns, ", "))
+	names := slices.Concat(patterns, slices.Sorted(maps.Keys(otherSpellings)))
+	ownName := func(n string) string {
+		if own, ok := otherSpellings[n]; ok {
+			return own
+		}
+		return n
+	}
+	return nil, fmt.Errorf("unknown communication pattern %q%s; valid: %s", name, textin.DidYouMean(name, names, ownName), strings.Join(patterns, ", "))
 }
 
 // allToAll: one phase in which every processor sends to every other; in step s

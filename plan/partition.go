@@ -124,16 +124,30 @@ func (p *Plan) assignPartitions() error {
 	return nil
 }
 
-// limitWarnings says which jobs of the history (in the partitions keys gives
-// them, by job) slurm.conf's partition State, MaxNodes, MinNodes or MaxTime
-// would have kept from running (sim.PartitionLimitWarnings, what procalloc sim
-// --slurm-conf says): the replays run them as the history did.
+// limitWarnings keeps the jobs of the history (in the partitions keys gives
+// them, by job) whose partition State, MaxNodes, MinNodes or MaxTime
+// slurm.conf's partitions would have kept from running: sayLimits says them
+// once the replays tell how many jobs were replayed.
 func (p *Plan) limitWarnings(keys []string) {
-	jobs := slices.Clone(p.Jobs)
-	for i := range jobs {
-		jobs[i].Partition = keys[i]
+	p.limitJobs = slices.Clone(p.Jobs)
+	for i := range p.limitJobs {
+		p.limitJobs[i].Partition = keys[i]
 	}
-	for _, w := range sim.PartitionLimitWarnings(jobs, p.mparts.Conf) {
-		p.Report.Warnings = append(p.Report.Warnings, p.opt.SlurmConfPath+": "+w)
+	p.limitAt = len(p.Report.Warnings)
+}
+
+// sayLimits adds the warnings of the first n jobs (the jobs replayed, in trace
+// order) that limitWarnings kept, where limitWarnings was called among the
+// report's warnings: sim.PartitionLimitWarnings, what procalloc sim
+// --slurm-conf says; the replays run them as the history did.
+func (p *Plan) sayLimits(n int) {
+	if p.limitJobs == nil {
+		return
 	}
+	var ws []string
+	for _, w := range sim.PartitionLimitWarnings(p.limitJobs[:min(n, len(p.limitJobs))], p.mparts.Conf) {
+		ws = append(ws, p.opt.SlurmConfPath+": "+w)
+	}
+	p.Report.Warnings = slices.Insert(p.Report.Warnings, min(p.limitAt, len(p.Report.Warnings)), ws...)
+	p.limitJobs = nil
 }

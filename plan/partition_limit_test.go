@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"fmt"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -127,6 +128,53 @@ func TestPlanPartitionLimitWarnings(t *testing.T) {
 		strconv.Itoa(over) + " of the " + strconv.Itoa(n) + " jobs replayed ask for more nodes than their partition's MaxNodes",
 		strconv.Itoa(long) + " of the " + strconv.Itoa(n) + " jobs replayed have a time limit over their partition's MaxTime",
 		strconv.Itoa(n) + " of the " + strconv.Itoa(n) + " jobs replayed are in a partition of State=DOWN",
+	} {
+		found := false
+		for _, w := range p.Report.Warnings {
+			found = found || strings.Contains(w, want)
+		}
+		if !found {
+			t.Errorf("no warning %q in %q", want, p.Report.Warnings)
+		}
+	}
+}
+
+// TestPlanPartitionLimitWarningsStopped: when the time limit stops the replays,
+// the partition limits' warnings count the jobs replayed (the first n of the
+// history, Workload.Stopped.Jobs), not the history's.
+func TestPlanPartitionLimitWarningsStopped(t *testing.T) {
+	parts := map[string][]int{"all": {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}}
+	rng := rand.New(rand.NewPCG(5, 9))
+	jobs := partHistory(rng, 400, parts, []string{"all"})
+	conf := "NodeName=DEFAULT CPUs=1\nNodeName=node[01-16]\nPartitionName=all Nodes=ALL Default=YES OverSubscribe=EXCLUSIVE MaxNodes=3 MaxTime=5\n"
+	opt := Options{Machine: fabrictest.SampleFabric(t, "../topo/testdata"), MachineSource: "fattree", SlurmConf: []byte(conf), SlurmConfPath: "slurm.conf",
+		TimeLimit: time.Hour, Seed: 1, Version: Version{26, 5, 0}, VersionSource: "test"}
+	opt.Trace, opt.TracePath = sacctOf(t, jobs), "sacct.txt"
+	stopReplaysAt(t, 200, nil)
+	p, err := Make(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := p.Report.Workload.Stopped
+	if st == nil || st.Jobs >= len(jobs) {
+		t.Fatalf("stopped: %+v, want fewer than %d jobs", st, len(jobs))
+	}
+	n := st.Jobs
+	over, long := 0, 0
+	for _, j := range opt.Trace.Jobs[:n] {
+		if j.Procs > 3 {
+			over++
+		}
+		if j.Estimate > 300 {
+			long++
+		}
+	}
+	if over == 0 || long == 0 {
+		t.Fatalf("%d of the first %d jobs over 3 nodes, %d over 5 minutes: the test checks nothing", over, n, long)
+	}
+	for _, want := range []string{
+		fmt.Sprintf("slurm.conf: %d of the %d jobs replayed ask for more nodes", over, n),
+		fmt.Sprintf("slurm.conf: %d of the %d jobs replayed have a time limit over", long, n),
 	} {
 		found := false
 		for _, w := range p.Report.Warnings {

@@ -200,6 +200,11 @@ type Plan struct {
 	mparts      *slurm.MachinePartitions // slurm.conf's partitions on the compute hosts; nil when not read
 	partsMatter bool                     // some partition lacks a compute host: the replays keep jobs in theirs
 	replayParts map[string][]int         // sim.Config.Partitions; nil when partitions change nothing
+	// limitJobs are the jobs of the history in the partitions their
+	// State and limits are said of (limitWarnings), said once the replays
+	// tell how many were replayed (sayLimits), at Report.Warnings[limitAt].
+	limitJobs []sim.Job
+	limitAt   int
 	// unbuilt are the deployments the time limit left unbuilt (buildDeployments).
 	unbuilt []Kind
 }

@@ -483,6 +483,18 @@ func TestPlanBadInput(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "sacct-fattree.txt: 2 node names of the history are not hosts of the network fattree.ibnetdiscover: gpu7 (line 2), gpu8 (line 5)") {
 		t.Errorf("history: %v", err)
 	}
+	// One such host: said in the singular.
+	opt = sampleOptions(t, true)
+	opt.Trace.Jobs[0].NodeList = opt.Trace.Jobs[0].NodeList.Table().List([]string{"node01", "gpu7", "node03", "node04"})
+	_, err = Make(ctx, opt)
+	if err == nil || !strings.Contains(err.Error(), "sacct-fattree.txt: 1 node name of the history is not a host of the network fattree.ibnetdiscover: gpu7 (line 2) (") {
+		t.Errorf("history naming one host the network lacks: %v", err)
+	}
+	// The way out is the library's option, not a command's flag.
+	var uh *UnknownHostsError
+	if !errors.As(err, &uh) || !strings.HasSuffix(err.Error(), "(retired or renamed nodes? Options.DropUnknownHosts drops their jobs, counted)") || strings.Contains(err.Error(), "--") {
+		t.Errorf("history naming a host the network lacks: %v", err)
+	}
 	// Hosts slurm.conf lacks are listed and left out; nodes the network lacks listed.
 	opt = sampleOptions(t, false)
 	opt.SyntheticJobs = 30

@@ -178,17 +178,40 @@ func (p *Plan) checkWorkload() error {
 		}
 	}
 	if len(notFabric) > 0 {
-		return &InputError{p.opt.TracePath, fmt.Errorf("%d node names of the history are not hosts of the network %s: %s%s", len(notFabric), p.opt.MachineSource, textin.FirstFew(notFabric, 5, ", "), dropUnknownHint)}
+		return &InputError{p.opt.TracePath, &UnknownHostsError{Msg: fmt.Sprintf("%s of the network %s: %s", historyNames(len(notFabric), "not a host", "not hosts"), p.opt.MachineSource, textin.FirstFew(notFabric, 5, ", "))}}
 	}
 	if len(notCompute) > 0 {
-		return &InputError{p.opt.TracePath, fmt.Errorf("%d node names of the history are hosts of the network but not nodes of %s: %s%s", len(notCompute), p.opt.SlurmConfPath, textin.FirstFew(notCompute, 5, ", "), dropUnknownHint)}
+		return &InputError{p.opt.TracePath, &UnknownHostsError{Msg: fmt.Sprintf("%s: %s", historyNames(len(notCompute), "a host of the network but not a node of "+p.opt.SlurmConfPath, "hosts of the network but not nodes of "+p.opt.SlurmConfPath), textin.FirstFew(notCompute, 5, ", "))}}
 	}
 	return p.assignPartitions()
 }
 
-// dropUnknownHint ends the refusal of a history naming hosts that are not
-// compute hosts with the way out.
-const dropUnknownHint = " (retired or renamed nodes? Options.DropUnknownHosts, procalloc plan --drop-unknown-hosts, drops their jobs, counted)"
+// historyNames is the start of the refusals of a history's node names: "1
+// node name of the history is " one, "n node names of the history are " many.
+func historyNames(n int, one, many string) string {
+	if n == 1 {
+		return "1 node name of the history is " + one
+	}
+	return fmt.Sprintf("%d node names of the history are %s", n, many)
+}
+
+// UnknownHostsError is the refusal of a history whose NodeLists name hosts
+// that are not compute hosts (not in the network, or not in slurm.conf), with
+// the way out: the option that drops their jobs, Options.DropUnknownHosts
+// unless Option names another (a command's flag).
+type UnknownHostsError struct {
+	Msg    string // how many names, which, and what they are not hosts of
+	Option string // what drops their jobs; "" for Options.DropUnknownHosts
+}
+
+// Error is Msg and the way out.
+func (e *UnknownHostsError) Error() string {
+	option := e.Option
+	if option == "" {
+		option = "Options.DropUnknownHosts"
+	}
+	return e.Msg + " (retired or renamed nodes? " + option + " drops their jobs, counted)"
+}
 
 // sizeClass is the report's job-size class of a k-node job: 2, 3-4, 5-8, ...
 func sizeClass(k int) (lo, hi int) {
@@ -332,6 +355,7 @@ func (p *Plan) replay(ctx, rctx context.Context) error {
 	if n < total && rctx.Err() == nil {
 		return fmt.Errorf("plan: internal error: %d of %d jobs replayed under every deployment, and no deadline", n, total)
 	}
+	p.sayLimits(n)
 	if n < total {
 		p.Report.Workload.Stopped = &ReplayStop{Jobs: n, Reason: context.Cause(rctx).Error(), During: "the replays"}
 		if len(p.unbuilt) > 0 {

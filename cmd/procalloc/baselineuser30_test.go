@@ -1,8 +1,14 @@
 package main
 
 import (
+	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -132,7 +138,30 @@ func TestCompareBaselineIsSims(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &cmp); err != nil || len(cmp.Runs) != 2 {
 		t.Fatalf("compare JSON (%v): %s", err, out)
 	}
-	_, table, _ := runCLI(t, "", append([]string{"compare", "--alloc", "mc1x1,mm"}, args...)...)
+	csvPath := filepath.Join(t.TempDir(), "c.csv")
+	_, table, _ := runCLI(t, "", append([]string{"compare", "--alloc", "mc1x1,mm", "--csv", csvPath}, args...)...)
+	// The CSV has the JSON's baseline figures, under its keys, per run.
+	data, err := os.ReadFile(csvPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
+	if err != nil || len(recs) != 3 {
+		t.Fatalf("compare CSV (%v): %s", err, data)
+	}
+	for _, k := range keys {
+		col := slices.Index(recs[0], k)
+		if col < 0 {
+			t.Errorf("compare CSV: no column %s in %q", k, recs[0])
+			continue
+		}
+		for i := range 2 {
+			got, err := strconv.ParseFloat(recs[i+1][col], 64)
+			if want, ok := cmp.Runs[i][k].(float64); err != nil || !ok || got != want {
+				t.Errorf("compare CSV run %d: %s %q, JSON %v", i, k, recs[i+1][col], cmp.Runs[i][k])
+			}
+		}
+	}
 	for i, a := range []string{"mc1x1", "mm"} {
 		code, out, stderr := runCLI(t, "", append([]string{"sim", "--alloc", a, "--json"}, args...)...)
 		if code != 0 {

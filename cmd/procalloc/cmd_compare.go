@@ -358,7 +358,26 @@ func writeCompareCSV(w io.Writer, sums []sim.Summary) error {
 		header = append(header, m.Key)
 	}
 	header = append(header, "pct_tied", "avg_num_tied")
+	// With --baseline, its figures under the JSON's keys (a cell empty where a
+	// replay has none).
+	baseline := slices.ContainsFunc(sums, func(s sim.Summary) bool { return s.BaselineDecisions != nil })
+	if baseline {
+		header = append(header, "mean_ratio_to_optimal", "baseline_proven", "baseline_proven_decisions", "baseline_decisions",
+			"mean_ratio_to_optimal_lower", "mean_ratio_to_optimal_upper", "baseline_bounded")
+	}
 	cw.Write(header)
+	float := func(v *float64) string {
+		if v == nil {
+			return ""
+		}
+		return strconv.FormatFloat(*v, 'f', -1, 64)
+	}
+	integer := func(v *int) string {
+		if v == nil {
+			return ""
+		}
+		return strconv.Itoa(*v)
+	}
 	for _, s := range sums {
 		row := []string{s.Alloc, s.Machine, s.Sched, s.Compat, strconv.FormatFloat(s.LoadFactor, 'f', -1, 64), strconv.Itoa(s.Jobs)}
 		for _, m := range sim.Metrics() {
@@ -372,6 +391,10 @@ func writeCompareCSV(w io.Writer, sums []sim.Summary) error {
 			row = append(row, strconv.FormatFloat(s.Ties.PctTied, 'f', -1, 64), strconv.FormatFloat(s.Ties.AvgNumTied, 'f', -1, 64))
 		} else {
 			row = append(row, "", "")
+		}
+		if baseline {
+			row = append(row, float(s.MeanRatioToOptimal), float(s.BaselineProven), integer(s.BaselineProvenDecisions), integer(s.BaselineDecisions),
+				float(s.MeanRatioToOptimalLower), float(s.MeanRatioToOptimalUpper), float(s.BaselineBounded))
 		}
 		cw.Write(row)
 	}

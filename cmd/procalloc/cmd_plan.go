@@ -357,6 +357,14 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 				stopBar := newProgress(e, "plan", 0).live(func() (int64, string) { return 0, stage.Load().(string) })
 				p, err := plan.Make(ctx, opt)
 				stopBar()
+				// Make's own refusal of hosts that are not compute hosts names
+				// the library's option: the flag instead (the reader's refusal,
+				// from read above, has its hint already).
+				if uh := (*plan.UnknownHostsError)(nil); errors.As(err, &uh) {
+					if hinted := dropHint(err); hinted != nil {
+						return hinted
+					}
+				}
 				if err != nil {
 					return err
 				}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/procalloc/procalloc/netsim"
+	"github.com/procalloc/procalloc/plan"
 	"github.com/procalloc/procalloc/sim"
 	"github.com/procalloc/procalloc/sim/sweep"
 	"github.com/procalloc/procalloc/slurm"
@@ -147,9 +148,16 @@ func specError(err error) error {
 
 // dropHint is err, a job larger than the machine (sim.ErrTooLarge) or its
 // partition (sim.ErrLargerThanPartition), or a record naming a host the machine
-// lacks (slurm.NotHostError), with the ways out the replay commands offer; nil
-// for any other error.
+// lacks (slurm.NotHostError), or plan's refusal of a history naming hosts that
+// are not compute hosts (plan.UnknownHostsError, naming the flag in place of
+// the library's option), with the ways out the replay commands offer; nil for
+// any other error.
 func dropHint(err error) error {
+	if ie, ok := err.(*plan.InputError); ok {
+		if uh, ok := ie.Err.(*plan.UnknownHostsError); ok {
+			return &plan.InputError{File: ie.File, Err: &plan.UnknownHostsError{Msg: uh.Msg, Option: "--drop-unknown-hosts"}}
+		}
+	}
 	var nh *slurm.NotHostError
 	if errors.As(err, &nh) {
 		return fmt.Errorf("%w: --drop-unknown-hosts replays the history without the jobs naming hosts the machine lacks (retired or renamed nodes?), counted", err)
@@ -339,8 +347,8 @@ func readTrace(ctx context.Context, e *env, s *sim.Spec) error {
 	if tr.Filtered > 0 {
 		e.notef("%s: %d SWF records dropped by the conversion rules (no processors, unknown run time, negative submit time, cancelled before start; see 'procalloc help sim')", s.Trace, tr.Filtered)
 	}
-	for _, why := range slices.Sorted(maps.Keys(tr.Skipped)) {
-		e.notef("%s: %d sacct records skipped: %s", s.Trace, tr.Skipped[why], why)
+	if n, by := byReason(tr.Skipped); n > 0 {
+		e.notef("%s: %d sacct records skipped: %s", s.Trace, n, by)
 	}
 	if tr.HetJobs > 0 {
 		e.notef("%s: %d heterogeneous jobs replayed as one job each: their components (JobID N+0, N+1, ...) start together, on their summed nodes", s.Trace, tr.HetJobs)
@@ -349,11 +357,23 @@ func readTrace(ctx context.Context, e *env, s *sim.Spec) error {
 	if zone == "Local" {
 		zone = "the local zone (TZ=" + os.Getenv("TZ") + ")"
 	}
-	for _, why := range slices.Sorted(maps.Keys(tr.Impossible)) {
-		e.notef("%s: %d impossible sacct records skipped: %s (times read in %s; --tz sets the zone)", s.Trace, tr.Impossible[why], why, zone)
+	if n, by := byReason(tr.Impossible); n > 0 {
+		e.notef("%s: %d impossible sacct records skipped: %s (times read in %s; --tz sets the zone)", s.Trace, n, by, zone)
 	}
 	s.TraceData = tr
 	return nil
+}
+
+// byReason is the total of counts by reason and each reason's count, in the
+// reasons' order ("3 job steps, 2 still running"): one note for all the
+// records a reader skipped, every count kept.
+func byReason(counts map[string]int) (total int, by string) {
+	var parts []string
+	for _, why := range slices.Sorted(maps.Keys(counts)) {
+		total += counts[why]
+		parts = append(parts, fmt.Sprintf("%d %s", counts[why], why))
+	}
+	return total, strings.Join(parts, ", ")
 }
 
 func init() {

@@ -83,7 +83,7 @@ func TestFabricReplay(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &s); err != nil {
 		t.Fatal(err)
 	}
-	if s["jobs"].(float64) != 7 || !strings.Contains(stderr, "3 sacct records skipped: job steps") {
+	if s["jobs"].(float64) != 7 || !strings.Contains(stderr, "7 sacct records skipped: ") || !strings.Contains(stderr, ", 3 job steps, ") {
 		t.Fatalf("jobs %v, stderr %q", s["jobs"], stderr)
 	}
 	if sk := s["skipped_records"].(map[string]any); sk["still running"].(float64) != 1 {

@@ -184,7 +184,7 @@ func TestNotesNameTheCommand(t *testing.T) {
 		{"compare", "--graph", graph, "--trace", sacct, "--alloc", "as-run,bf:rcm", "--sched", "as-run"},
 	} {
 		code, _, stderr := runCLI(t, "", args...)
-		if code != 0 || !strings.Contains(stderr, "procalloc "+args[0]+": "+sacct+": 3 sacct records skipped: job steps") {
+		if code != 0 || !strings.Contains(stderr, "procalloc "+args[0]+": "+sacct+": 7 sacct records skipped: ") || !strings.Contains(stderr, ", 3 job steps, ") {
 			t.Errorf("%s: exit %d, %q", args[0], code, stderr)
 		}
 		for _, l := range strings.Split(strings.TrimSpace(stderr), "\n") {

@@ -77,6 +77,11 @@ func TestSweepFileRefusesWhatEveryItemWouldFailOn(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `line 4: schedulers: entry 2 "fcsf": want fcfs, easy, cplant or as-run (did you mean fcfs?)`) {
 		t.Errorf("fcsf: %v", err)
 	}
+	// A pattern's other spelling misspelt gets its hint too, named as the pattern is.
+	_, err = Parse([]byte("traces: [t.swf]\nmachines: [mesh:16x16]\nallocators: [mc]\npatterns: [none, nbdy]\n"), "s.yaml")
+	if err == nil || !strings.Contains(err.Error(), `line 4: patterns: entry 2 "nbdy": unknown communication pattern "nbdy" (did you mean n-body?)`) {
+		t.Errorf("nbdy: %v", err)
+	}
 }
 
 // Two spellings of one pattern in patterns: are two items of one replay, refused
