@@ -789,9 +789,23 @@ func PartitionLimitWarnings(jobs []Job, conf []slurm.ConfPartition) []string {
 		inactive: "are in a partition of State=INACTIVE, which slurmctld would neither take nor start (PartitionInactive)",
 		drain:    "are in a partition of State=DRAIN, which slurmctld would not take (it starts only the jobs queued before the drain)",
 	}
+	// what a single job does (1 of the N jobs replayed asks ...).
+	one := [cases]string{
+		maxNodes: "asks for more nodes than its partition's MaxNodes, which slurmctld would leave pending (PartitionNodeLimit)",
+		minNodes: "asks for fewer nodes than its partition's MinNodes, which slurmctld would leave pending (PartitionNodeLimit)",
+		maxTime:  "has a time limit over its partition's MaxTime, which slurmctld would leave pending (PartitionTimeLimit)",
+		down:     "is in a partition of State=DOWN, which slurmctld would leave pending (PartitionDown)",
+		inactive: "is in a partition of State=INACTIVE, which slurmctld would neither take nor start (PartitionInactive)",
+		drain:    "is in a partition of State=DRAIN, which slurmctld would not take (it starts only the jobs queued before the drain)",
+	}
 	var ws []string
 	for c := range cases {
-		if t[c].count > 0 {
+		switch {
+		case t[c].count == 1:
+			ws = append(ws, fmt.Sprintf(
+				"1 of the %d jobs replayed %s; the history ran it, so it is replayed as it ran (%s)",
+				len(jobs), one[c], t[c].first))
+		case t[c].count > 1:
 			ws = append(ws, fmt.Sprintf(
 				"%d of the %d jobs replayed %s; the history ran them, so they are replayed as it ran them (first: %s)",
 				t[c].count, len(jobs), what[c], t[c].first))
