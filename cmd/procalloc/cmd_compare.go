@@ -96,6 +96,7 @@ procalloc compare --trace sim/testdata/sacct-fattree.txt --graph topo/testdata/f
 procalloc compare --trace sim/testdata/sacct-fattree.txt --graph topo/testdata/topology.conf --alloc as-run,slurm:tree:topo/testdata/topology.conf,bf:rcm --sched as-run
 procalloc compare --trace sim/testdata/sacct-fattree.txt --graph blocks.conf --alloc as-run,slurm:block:blocks.conf,slurm:block:blocks.conf:rcm --sched as-run
 procalloc compare --trace sim/testdata/sacct-fattree.txt --machine mesh:4x4 --hosts nodes.txt --alloc as-run,slurm:tree:topo/testdata/topology.conf,slurm:tree:topo/testdata/topology.conf:hilbert --sched as-run
+procalloc compare --trace sim/testdata/LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --compat premas --alloc mc1x1,bf:hilbert --to 200000 --baseline exact --baseline-time-limit 100ms
 procalloc compare --trace sim/testdata/LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --alloc mm,mc1x1,bf:hilbert --loads 1,0.8,0.6 --metric mean_response --parallel 4 --json -o loads.json
 procalloc compare --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --machine mesh:16x16 --alloc mm,mc1x1 --comm n-body --engine flit --vcs 2 --from 1996-10-01 --to 1996-10-08`,
 		yourFiles: []yourFile{yourOptPairs, yourBlocks, yourNodes},
