@@ -3,7 +3,6 @@ package sim
 import (
 	"encoding/json"
 	"slices"
-	"strings"
 )
 
 // The names of a replay's summary metrics: the JSON keys of Summary (sim --json),
@@ -191,7 +190,3 @@ func SummaryNumbers(b []byte) map[string]float64 {
 	}
 	return out
 }
-
-// IsCommMetric reports whether k names a metric of the JSON's comm object
-// (prefix "comm_").
-func IsCommMetric(k string) bool { return strings.HasPrefix(k, commPrefix) }

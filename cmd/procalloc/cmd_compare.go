@@ -86,9 +86,14 @@ func init() {
 load scaling, several at a time (--parallel), and prints the metrics side by side in
 the order the allocators were given. Commas inside a tie-breaking vector are
 understood: --alloc mc1x1,mc1x1:tb=3,9,3,2,bf:hilbert names three allocators.
---csv writes the table, --svg a bar chart of one metric (--metric), --json every
-summary (the same keys as sim --json). Machines, networks (--graph) and traces
-(sacct too), and host names (--hosts, --hostlist) as for "procalloc sim"; see
+The best value of each row is marked '*' (the lowest; the highest for
+% contiguous; none where all agree or a metric has no better way, as utilization),
+at the precision shown and among the replays of one load factor.
+--csv writes the table (with --comm the network's figures as comm_..., and
+comm_pattern, comm_seed), --svg a bar chart of one metric (--metric), --json every
+summary (the same keys as sim --json) and "best": each metric's best columns.
+Machines, networks (--graph) and traces (sacct too), and host names (--hosts,
+--hostlist) as for "procalloc sim"; see
 'procalloc help sim'; --baseline exact (and --baseline-time-limit) as for sim, in every
 replay, with sim's baseline rows. Ctrl-C writes the
 replays finished so far (every output) and exits with status 130. Every output

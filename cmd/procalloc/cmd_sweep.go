@@ -620,7 +620,9 @@ not given), merge names them, i/n with the smallest n that sets them apart, to r
 again. --csv writes one row per item: its
 parameters (engine, after seed, when some item runs the flit engine), its status,
 the build that ran it (the line's build; unknown for lines written before lines
-named it) and the metrics of "sim --json".
+named it) and the metrics of "sim --json"; when some item has a pattern, the
+network's too (comm_messages, comm_mean_latency_cycles, ...: the keys of its comm
+object after comm_), empty on the items without one.
 A file - is standard input (once); --spec - reads the sweep file from standard input
 (then no results file may be -). Lines are at most 16 MiB, files at most 8 GiB, a
 sweep file at most 4 MiB.`,
