@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"cmp"
 	"encoding/csv"
 	"encoding/json"
@@ -21,27 +20,6 @@ import (
 // commMetrics are the metrics of group comm (the network's figures).
 func commMetrics() []sim.Metric {
 	return slices.DeleteFunc(sim.Metrics(), func(m sim.Metric) bool { return m.Group != sim.MetricsComm })
-}
-
-// readMerged reads the lines of a merged results file.
-func readMerged(t *testing.T, path string) []sweep.Line {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var lines []sweep.Line
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<24)
-	for sc.Scan() {
-		var l sweep.Line
-		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
-		lines = append(lines, l)
-	}
-	return lines
 }
 
 // TestSweepCarriesCommMetrics: a sweep over patterns none and all-to-all, two
@@ -72,7 +50,11 @@ func TestSweepCarriesCommMetrics(t *testing.T) {
 	if code, _, stderr := runCLI(t, "", "merge", res, "--spec", spec, "-o", merged, "--csv", csvPath); code != 0 {
 		t.Fatalf("merge: exit %d: %s", code, stderr)
 	}
-	lines := readMerged(t, merged)
+	rep, err := sweep.Merge([]string{merged}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := rep.Lines
 	if len(lines) != 8 {
 		t.Fatalf("%d merged lines, want 8", len(lines))
 	}
