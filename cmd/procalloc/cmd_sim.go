@@ -289,7 +289,7 @@ func (f *simFlags) spec(ctx context.Context, e *env, allocSpec string) (sim.Spec
 }
 
 // commRow is a row of the network's figures in the sim and compare tables: a
-// metric of group comm (Metric set), or the seed.
+// metric of group comm (metric set), or the seed (metric nil).
 type commRow struct {
 	name   string
 	value  func(s *sim.Summary) string // s.Comm is not nil
