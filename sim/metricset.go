@@ -44,6 +44,14 @@ const (
 	MetricsCompact
 	// MetricsAll are every group: the default.
 	MetricsAll = MetricsSched | MetricsRoute | MetricsDist | MetricsTies | MetricsCompact
+	// MetricsComm are the network's figures of a replay with a communication
+	// model (Summary.Comm: messages, latency, busiest link, run time fraction). A
+	// metric group of Metric.Group but not one of the set: a replay computes them
+	// whenever it has a communication model (Config.Comm) and cannot without one,
+	// so no set chooses them (ParseMetrics refuses "comm", saying so); without a
+	// model they are absent, not listed in Summary.NotComputed, as ties are with
+	// an allocator that counts none.
+	MetricsComm MetricSet = 1 << 7
 )
 
 var metricGroupNames = []struct {
@@ -62,6 +70,9 @@ func ParseMetrics(s string) (MetricSet, error) {
 		if f == "all" {
 			m |= MetricsAll
 			continue
+		}
+		if f == "comm" {
+			return 0, fmt.Errorf("metric group comm: the network's figures are computed whenever the replay has a communication model (sim --comm) and cannot be without one; no metric group chooses them")
 		}
 		found := false
 		for _, g := range metricGroupNames {

@@ -228,19 +228,22 @@ func TestMetricNamesAreSummaryKeys(t *testing.T) {
 	}
 	s.RouteSummary = &RouteSummary{MeanMessageDistance: 101.5, MeanHopBytes: 102.5, MeanMaxShared: 103.5}
 	s.PairwiseL1 = &PairwiseL1{MeanTotalPairwiseL1: 104.5, MeanAvgPairwiseL1: 105.5}
+	s.Comm = &CommSummary{Seed: 106, Messages: 107, MeanLatency: 108.5, MaxLinkMessages: 109, MaxLinkLoad: 110.5, RunTimeFraction: 111.5}
 	b, _ := json.Marshal(&s)
-	var m map[string]any
-	json.Unmarshal(b, &m)
+	m := SummaryNumbers(b)
 	seen := map[string]bool{}
 	for _, mt := range metrics {
 		if seen[mt.Key] {
 			t.Errorf("metric %s listed twice", mt.Key)
 		}
 		seen[mt.Key] = true
-		got, ok := m[mt.Key].(float64)
+		got, ok := m[mt.Key]
 		if !ok {
 			t.Errorf("metric %s is not a JSON key of Summary", mt.Key)
 			continue
+		}
+		if !mt.Has(&s) {
+			t.Errorf("metric %s: Has false on a summary with every group", mt.Key)
 		}
 		if got != mt.Value(&s) {
 			t.Errorf("metric %s: value %v, JSON %v", mt.Key, mt.Value(&s), got)
@@ -251,6 +254,15 @@ func TestMetricNamesAreSummaryKeys(t *testing.T) {
 	}
 	if _, ok := m[MetricMaxWait]; !ok {
 		t.Errorf("%s is not a JSON key of Summary", MetricMaxWait)
+	}
+	// Without a communication model its metrics are absent, not zeros.
+	s.Comm = nil
+	b, _ = json.Marshal(&s)
+	m = SummaryNumbers(b)
+	for _, mt := range metrics {
+		if _, ok := m[mt.Key]; ok == (mt.Group == MetricsComm) || mt.Has(&s) == (mt.Group == MetricsComm) {
+			t.Errorf("metric %s without a communication model: in the JSON %v, Has %v", mt.Key, ok, mt.Has(&s))
+		}
 	}
 }
 

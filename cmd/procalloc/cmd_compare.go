@@ -71,6 +71,10 @@ type compareOutput struct {
 	// DroppedUnknownHosts counts the jobs --drop-unknown-hosts removed.
 	DroppedUnknownHosts int           `json:"dropped_unknown_hosts"`
 	Runs                []sim.Summary `json:"runs"`
+	// Best names, for each metric that has a better way (sim.Metric.Better) and
+	// differs between the runs, the runs holding its best value (the columns of
+	// the table, which marks them with '*': compareBest).
+	Best map[string][]string `json:"best,omitempty"`
 }
 
 func init() {
@@ -82,9 +86,14 @@ func init() {
 load scaling, several at a time (--parallel), and prints the metrics side by side in
 the order the allocators were given. Commas inside a tie-breaking vector are
 understood: --alloc mc1x1,mc1x1:tb=3,9,3,2,bf:hilbert names three allocators.
---csv writes the table, --svg a bar chart of one metric (--metric), --json every
-summary (the same keys as sim --json). Machines, networks (--graph) and traces
-(sacct too), and host names (--hosts, --hostlist) as for "procalloc sim"; see
+The best value of each row is marked '*' (the lowest; the highest for
+% contiguous; none where all agree or a metric has no better way, as utilization),
+at the precision shown and among the replays of one load factor.
+--csv writes the table (with --comm the network's figures as comm_..., and
+comm_pattern, comm_seed), --svg a bar chart of one metric (--metric), --json every
+summary (the same keys as sim --json) and "best": each metric's best columns.
+Machines, networks (--graph) and traces (sacct too), and host names (--hosts,
+--hostlist) as for "procalloc sim"; see
 'procalloc help sim'; --baseline exact (and --baseline-time-limit) as for sim, in every
 replay, with sim's baseline rows. Ctrl-C writes the
 replays finished so far (every output) and exits with status 130. Every output
@@ -143,6 +152,9 @@ procalloc compare --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --machine
 				base, err := sf.spec(ctx, e, specs[0])
 				if err != nil {
 					return err
+				}
+				if chart.Group == sim.MetricsComm && base.Comm == "" && *svgOut != "" {
+					return usagef("--metric %s: a figure of the network, which a replay without --comm has not (--svg would draw nothing)", chart.Key)
 				}
 				if err := readTrace(ctx, e, &base); err != nil {
 					return err
@@ -261,7 +273,7 @@ procalloc compare --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --machine
 					namedOutput{"--svg", *svgOut, draw},
 					namedOutput{"-o", *out, func(w io.Writer) error {
 						if *asJSON {
-							return writeJSON(w, compareOutput{Trace: base.Trace, BadLines: base.TraceData.Bad, DroppedLarger: rps[0].DroppedLarger, DroppedUnknownHosts: rps[0].DroppedUnknownHosts.Jobs, Runs: sums})
+							return writeJSON(w, compareOutput{Trace: base.Trace, BadLines: base.TraceData.Bad, DroppedLarger: rps[0].DroppedLarger, DroppedUnknownHosts: rps[0].DroppedUnknownHosts.Jobs, Runs: sums, Best: compareBestJSON(sums)})
 						}
 						return printCompare(w, sums)
 					}})
@@ -283,22 +295,25 @@ func printCompare(w io.Writer, sums []sim.Summary) error {
 		}
 		fmt.Fprintf(w, "%s, %s scheduling, compat %s, %d jobs%s\n", s.Machine, s.Sched, s.Compat, s.Jobs, comm)
 	}
-	header := []string{"metric"}
-	several := len(sums) > 0 && sums[0].LoadFactor != sums[len(sums)-1].LoadFactor
-	for _, s := range sums {
-		if several {
-			header = append(header, fmt.Sprintf("%s @%g", s.Alloc, s.LoadFactor))
-		} else {
-			header = append(header, s.Alloc)
+	t := newTable(w, append([]string{"metric"}, compareColumns(sums)...)...)
+	marked := false
+	// mark is the row of metric m's cells with its best ones marked.
+	mark := func(m sim.Metric, row []string) []string {
+		for _, i := range compareBest(sums, m) {
+			row[1+i] += "*"
+			marked = true
 		}
+		return row
 	}
-	t := newTable(w, header...)
 	for _, m := range sim.Metrics() {
+		if m.Group == sim.MetricsComm {
+			continue // the network's rows come below, with --comm
+		}
 		row := []string{m.Name}
 		for _, s := range sums {
 			row = append(row, formatMetric(m, &s))
 		}
-		t.row(row...)
+		t.row(mark(m, row)...)
 	}
 	// The network's figures explain a difference in response times under --comm
 	// (compare showed none of them).
@@ -307,10 +322,13 @@ func printCompare(w io.Writer, sums []sim.Summary) error {
 			row := []string{r.name}
 			for _, s := range sums {
 				if s.Comm != nil {
-					row = append(row, r.value(s.Comm))
+					row = append(row, r.value(&s))
 				} else {
 					row = append(row, "-")
 				}
+			}
+			if r.metric != nil {
+				row = mark(*r.metric, row)
 			}
 			t.row(row...)
 		}
@@ -349,13 +367,123 @@ func printCompare(w io.Writer, sums []sim.Summary) error {
 		}
 		t.row(row...)
 	}
-	return t.flush()
+	if err := t.flush(); err != nil {
+		return err
+	}
+	if marked {
+		_, err := fmt.Fprintln(w, compareLegend(slices.ContainsFunc(sums, func(s sim.Summary) bool { return s.Comm != nil })))
+		return err
+	}
+	return nil
 }
 
+// compareLegend explains the table's marks (compareBest), naming the metrics of
+// its rows (the network's with comm) that are better higher and those that have
+// no better way (sim.Metric.Better).
+func compareLegend(comm bool) string {
+	var higher, neither []string
+	for _, m := range tableMetrics(comm) {
+		switch m.Better {
+		case sim.Higher:
+			higher = append(higher, m.Name)
+		case sim.Neither:
+			neither = append(neither, m.Name)
+		}
+	}
+	l := "* best of its row at the precision shown: lower is better"
+	if len(higher) > 0 {
+		l += ", higher for " + strings.Join(higher, ", ")
+	}
+	if len(neither) > 0 {
+		l += "; no better way: " + strings.Join(neither, ", ")
+	}
+	return l
+}
+
+// compareColumns are the headings of compare's columns, one per run: its
+// allocator, and with several load factors "ALLOC @LOAD".
+func compareColumns(sums []sim.Summary) []string {
+	several := len(sums) > 0 && sums[0].LoadFactor != sums[len(sums)-1].LoadFactor
+	var cols []string
+	for _, s := range sums {
+		if several {
+			cols = append(cols, fmt.Sprintf("%s @%g", s.Alloc, s.LoadFactor))
+		} else {
+			cols = append(cols, s.Alloc)
+		}
+	}
+	return cols
+}
+
+// compareBest returns the indices of the runs holding metric m's best value (the
+// lowest or the highest: sim.Metric.Better) among the runs of their load factor
+// that have it, compared at the precision the table shows (a difference it does
+// not show marks nothing). None for a metric with no better way, and among runs
+// whose values all agree or fewer than two of which have one.
+func compareBest(sums []sim.Summary, m sim.Metric) []int {
+	if m.Better == sim.Neither {
+		return nil
+	}
+	var best []int
+	done := map[float64]bool{}
+	for _, s := range sums {
+		if done[s.LoadFactor] {
+			continue
+		}
+		done[s.LoadFactor] = true
+		var idx []int
+		var vals []float64
+		for i := range sums {
+			if sums[i].LoadFactor != s.LoadFactor || !m.Has(&sums[i]) {
+				continue
+			}
+			v, _ := strconv.ParseFloat(formatMetric(m, &sums[i]), 64)
+			idx, vals = append(idx, i), append(vals, v)
+		}
+		if len(vals) < 2 || slices.Min(vals) == slices.Max(vals) {
+			continue
+		}
+		want := slices.Min(vals)
+		if m.Better == sim.Higher {
+			want = slices.Max(vals)
+		}
+		for k, v := range vals {
+			if v == want {
+				best = append(best, idx[k])
+			}
+		}
+	}
+	slices.Sort(best)
+	return best
+}
+
+// compareBestJSON is compare --json's best: for each metric some run is best in,
+// the columns (compareColumns) of those runs.
+func compareBestJSON(sums []sim.Summary) map[string][]string {
+	cols := compareColumns(sums)
+	out := map[string][]string{}
+	for _, m := range sim.Metrics() {
+		for _, i := range compareBest(sums, m) {
+			out[m.Key] = append(out[m.Key], cols[i])
+		}
+	}
+	return out
+}
+
+// writeCompareCSV writes compare's table as CSV, one row per replay: its
+// parameters, the metrics under their keys (sim.Metrics; with communication the
+// pattern and seed as comm_pattern and comm_seed, and the network's metrics), ties,
+// and the baseline's figures with --baseline. A cell is empty where a replay has
+// no value.
 func writeCompareCSV(w io.Writer, sums []sim.Summary) error {
 	cw := csv.NewWriter(w)
 	header := []string{"alloc", "machine", "sched", "compat", "load_factor", "jobs"}
-	for _, m := range sim.Metrics() {
+	comm := slices.ContainsFunc(sums, func(s sim.Summary) bool { return s.Comm != nil })
+	if comm {
+		header = append(header, "comm_pattern", "comm_seed")
+	}
+	metrics := tableMetrics(comm)
+	for _, m := range metrics {
 		header = append(header, m.Key)
 	}
 	header = append(header, "pct_tied", "avg_num_tied")
@@ -381,7 +509,12 @@ func writeCompareCSV(w io.Writer, sums []sim.Summary) error {
 	}
 	for _, s := range sums {
 		row := []string{s.Alloc, s.Machine, s.Sched, s.Compat, strconv.FormatFloat(s.LoadFactor, 'f', -1, 64), strconv.Itoa(s.Jobs)}
-		for _, m := range sim.Metrics() {
+		if c := s.Comm; c != nil {
+			row = append(row, c.Pattern, strconv.FormatUint(c.Seed, 10))
+		} else if comm {
+			row = append(row, "", "")
+		}
+		for _, m := range metrics {
 			if !m.Has(&s) {
 				row = append(row, "")
 				continue

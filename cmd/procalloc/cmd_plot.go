@@ -42,7 +42,9 @@ func init() {
 		details: `Reads results of "procalloc sweep" or "procalloc merge" (or the --json output of
 "procalloc compare") and draws --y (a metric key of
 "sim --json", e.g. mean_response, mean_wait, mean_total_pairwise_l1,
-mean_message_distance, utilization) against --x (contract, the load factor, or seed),
+mean_message_distance, utilization; with a pattern the network's figures, the keys
+of its comm object after comm_: comm_mean_latency_cycles, comm_max_link_messages, ...)
+against --x (contract, the load factor, or seed),
 one line per allocator: the form of Bunde et al. 2004 Figs. 7-8. --where keeps the
 items whose parameters match (trace, machine, sched, pattern, alloc, contract, seed,
 engine: message or flit; contract and seed compare as numbers, so contract=0.50

@@ -288,20 +288,26 @@ func (f *simFlags) spec(ctx context.Context, e *env, allocSpec string) (sim.Spec
 	return s, nil
 }
 
-// commRows are the network's figures of a replay with communication, as the sim
-// and compare tables show them (docs/comm.md, "What a replay reports").
-var commRows = []struct {
-	name  string
-	value func(c *sim.CommSummary) string
-}{
-	{"messages delivered", func(c *sim.CommSummary) string { return strconv.FormatInt(c.Messages, 10) }},
-	{"mean message latency (cycles)", func(c *sim.CommSummary) string { return fmt.Sprintf("%.2f", c.MeanLatency) }},
-	{"busiest link: messages, load", func(c *sim.CommSummary) string {
-		return fmt.Sprintf("%d, %.4f", c.MaxLinkMessages, c.MaxLinkLoad)
-	}},
-	{"run time / trace's (node-seconds)", func(c *sim.CommSummary) string { return fmt.Sprintf("%.4g", c.RunTimeFraction) }},
-	{"communication seed (--comm-seed)", func(c *sim.CommSummary) string { return strconv.FormatUint(c.Seed, 10) }},
+// commRow is a row of the network's figures in the sim and compare tables: a
+// metric of group comm (metric set), or the seed (metric nil).
+type commRow struct {
+	name   string
+	value  func(s *sim.Summary) string // s.Comm is not nil
+	metric *sim.Metric                 // nil for the seed's row
 }
+
+// commRows are the network's figures of a replay with communication, as the sim
+// and compare tables show them (docs/comm.md, "What a replay reports"): the
+// metrics of group comm (sim.Metrics), then the seed, a parameter.
+var commRows = func() []commRow {
+	var rows []commRow
+	for _, m := range sim.Metrics() {
+		if m.Group == sim.MetricsComm {
+			rows = append(rows, commRow{m.Name, func(s *sim.Summary) string { return formatMetric(m, s) }, &m})
+		}
+	}
+	return append(rows, commRow{"communication seed (--comm-seed)", func(s *sim.Summary) string { return strconv.FormatUint(s.Comm.Seed, 10) }, nil})
+}()
 
 // patternName is a pattern's own name (nbody is n-body), or s when it names none
 // (Validate says so).
@@ -710,7 +716,9 @@ func printSimSummary(w io.Writer, o *sim.Report, metrics sim.MetricSet, bySize b
 	fmt.Fprintln(w)
 	t := newTable(w, "metric", "value")
 	for _, m := range sim.Metrics() {
-		t.row(m.Name, formatMetric(m, &s))
+		if m.Group != sim.MetricsComm { // the network's rows come below, with --comm
+			t.row(m.Name, formatMetric(m, &s))
+		}
 	}
 	if s.RouteSummary != nil {
 		t.row("route metrics pattern", s.RoutePattern)
@@ -731,7 +739,7 @@ func printSimSummary(w io.Writer, o *sim.Report, metrics sim.MetricSet, bySize b
 	}
 	if c := s.Comm; c != nil {
 		for _, r := range commRows {
-			t.row(r.name, r.value(c))
+			t.row(r.name, r.value(&s))
 		}
 		if f := c.Flit; f != nil {
 			// Short rows: one long value pushed every value of the table right.

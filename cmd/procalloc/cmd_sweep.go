@@ -620,7 +620,9 @@ not given), merge names them, i/n with the smallest n that sets them apart, to r
 again. --csv writes one row per item: its
 parameters (engine, after seed, when some item runs the flit engine), its status,
 the build that ran it (the line's build; unknown for lines written before lines
-named it) and the metrics of "sim --json".
+named it) and the metrics of "sim --json"; when some item has a pattern, the
+network's too (comm_messages, comm_mean_latency_cycles, ...: the keys of its comm
+object after comm_), empty on the items without one.
 A file - is standard input (once); --spec - reads the sweep file from standard input
 (then no results file may be -). Lines are at most 16 MiB, files at most 8 GiB, a
 sweep file at most 4 MiB.`,
@@ -894,26 +896,16 @@ func warnDamaged(w io.Writer, cmd string, damaged []string) {
 	fmt.Fprintf(w, "procalloc %s: warning: %d damaged results lines skipped (%s): their items are missing unless other lines have them\n", cmd, len(damaged), textin.FirstFew(damaged, 5, "; "))
 }
 
-// resultMetrics reads the numeric top-level metrics of a line's result.
-func resultMetrics(l sweep.Line) map[string]float64 {
-	var m map[string]any
-	out := map[string]float64{}
-	if json.Unmarshal(l.Result, &m) != nil {
-		return out
-	}
-	for k, v := range m {
-		if f, ok := v.(float64); ok {
-			out[k] = f
-		}
-	}
-	if c, ok := m["comm"].(map[string]any); ok {
-		for k, v := range c {
-			if f, ok := v.(float64); ok {
-				out["comm_"+k] = f
-			}
-		}
-	}
-	return out
+// resultMetrics reads the numbers of a line's result (sim.SummaryNumbers: its
+// numeric top-level keys and its comm object's as comm_KEY), every metric of
+// sim.Metrics it holds under the metric's key.
+func resultMetrics(l sweep.Line) map[string]float64 { return sim.SummaryNumbers(l.Result) }
+
+// tableMetrics are the metrics of a CSV's columns: sim.Metrics, the network's
+// (group comm) only when comm says some row ran with a communication model, so
+// that the CSV of replays without one keeps the columns it always had.
+func tableMetrics(comm bool) []sim.Metric {
+	return slices.DeleteFunc(sim.Metrics(), func(m sim.Metric) bool { return !comm && m.Group == sim.MetricsComm })
 }
 
 // writeSweepCSV writes one row per results line. The engine column comes after
@@ -921,14 +913,16 @@ func resultMetrics(l sweep.Line) map[string]float64 {
 // engines could not be told apart); a sweep on the message engine alone keeps the
 // columns it always had. The build column, after status, is the build that ran
 // the item (sweep.Line.Build; buildid.Unknown for a line that names none, as
-// merge's warning and --json's builds say).
+// merge's warning and --json's builds say). The network's metrics (comm_...) are
+// columns when some item has a pattern, empty on the items without one.
 func writeSweepCSV(w io.Writer, lines []sweep.Line) error {
+	metrics := tableMetrics(slices.ContainsFunc(lines, func(l sweep.Line) bool { return l.Params.Pattern != "none" }))
 	engines := slices.ContainsFunc(lines, func(l sweep.Line) bool { return l.Params.Engine != sim.EngineMessage })
 	header := []string{"index", "key", "trace", "machine", "alloc", "sched", "contract", "pattern", "seed", "status", "build"}
 	if engines {
 		header = slices.Insert(header, len(header)-2, "engine")
 	}
-	for _, m := range sim.Metrics() {
+	for _, m := range metrics {
 		header = append(header, m.Key)
 	}
 	fmt.Fprintln(w, strings.Join(header, ","))
@@ -940,7 +934,7 @@ func writeSweepCSV(w io.Writer, lines []sweep.Line) error {
 			row = slices.Insert(row, len(row)-2, p.Engine.String())
 		}
 		mv := resultMetrics(l)
-		for _, m := range sim.Metrics() {
+		for _, m := range metrics {
 			if v, ok := mv[m.Key]; ok {
 				row = append(row, strconv.FormatFloat(v, 'g', -1, 64))
 			} else {
