@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/procalloc/procalloc/internal/textin"
+	"github.com/procalloc/procalloc/internal/timelimit"
 	"github.com/procalloc/procalloc/topo/hostlist"
 )
 
@@ -700,7 +701,7 @@ func (c *Conf) Nodes() ([]ConfNode, error) {
 func (c *Conf) NodesContext(ctx context.Context) ([]ConfNode, error) {
 	var out []ConfNode
 	budget := nameBudget{ctx: ctx}
-	look := looker{ctx: ctx, work: ctxEvery}
+	look := timelimit.NewLooker(ctx)
 	seen := map[string]string{}   // name -> where its line is
 	dflt := map[string]ConfPair{} // lower-cased key -> pair, of the DEFAULT lines so far
 	dfltLine := map[string]*ConfLine{}
@@ -733,7 +734,7 @@ func (c *Conf) NodesContext(ctx context.Context) ([]ConfNode, error) {
 		if strings.EqualFold(name, "ALL") {
 			return nil, &ConfError{File: l.File, Line: l.First, Msg: "NodeName=ALL: ALL is a reserved word Slurm refuses as a node name"}
 		}
-		if err := look.stopped(1); err != nil {
+		if err := look.Stopped(1); err != nil {
 			return nil, &ConfError{File: l.File, Line: l.First, Msg: fmt.Sprintf("NodeName=%s: %v", textin.Clip(name), err), Err: err}
 		}
 		names, err := budget.expand(name)
@@ -783,7 +784,7 @@ func (c *Conf) NodesContext(ctx context.Context) ([]ConfNode, error) {
 			}
 		}
 		for pos, n := range names {
-			if err := look.stopped(1); err != nil {
+			if err := look.Stopped(1); err != nil {
 				return nil, &ConfError{File: l.File, Line: l.First, Msg: fmt.Sprintf("NodeName=%s: %v", textin.Clip(name), err), Err: err}
 			}
 			if first, dup := seen[n]; dup {
