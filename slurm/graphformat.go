@@ -107,16 +107,7 @@ func (e *GraphFileError) Error() string { return e.Path + ": " + e.Err.Error() }
 // Unwrap returns Err.
 func (e *GraphFileError) Unwrap() error { return e.Err }
 
-func (f GraphFile) open(path string) (io.ReadCloser, error) {
-	if path == "-" && f.Stdin != nil {
-		return io.NopCloser(f.Stdin), nil
-	}
-	file, err := textin.Open(path)
-	if err != nil {
-		return nil, err // not a nil *os.File in an interface
-	}
-	return file, nil
-}
+func (f GraphFile) open(path string) (io.ReadCloser, error) { return textin.OpenInput(path, f.Stdin) }
 
 // Read reads the network (ReadGraphFormat) and returns it with what Slurm accepts
 // but logs in it (a topology file's Warnings). A file that cannot be opened is the

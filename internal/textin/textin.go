@@ -229,6 +229,21 @@ func Open(path string) (*os.File, error) {
 	return f, nil
 }
 
+// OpenInput opens the input path as Open does, except that "-" is stdin when stdin
+// is not nil (its Close does nothing: standard input stays open); with stdin nil,
+// "-" is a file's name. It is the one place where procalloc's readers (a command's
+// input, a replay's files, a --graph file) turn "-" into standard input.
+func OpenInput(path string, stdin io.Reader) (io.ReadCloser, error) {
+	if path == "-" && stdin != nil {
+		return io.NopCloser(stdin), nil
+	}
+	f, err := Open(path)
+	if err != nil {
+		return nil, err // not a nil *os.File in an interface
+	}
+	return f, nil
+}
+
 // ErrTooLarge is wrapped by the error of an input longer than its cap.
 var ErrTooLarge = errors.New("input too large")
 
