@@ -200,7 +200,7 @@ func ScanErr(err error, line, maxLine int) error {
 		return err
 	}
 	if errors.Is(err, bufio.ErrTooLong) {
-		return fmt.Errorf("line %d is longer than %d bytes, the most this format's lines may be: %w", line, maxLine, ErrTooLarge)
+		return fmt.Errorf("line %d is longer than %s, the most this format's lines may be: %w", line, Size(int64(maxLine)), ErrTooLarge)
 	}
 	return fmt.Errorf("line %d: %w", line, err)
 }
@@ -280,11 +280,17 @@ func (c *capped) err() error {
 	return fmt.Errorf("%s is longer than %s: %w", c.what, Size(c.max), ErrTooLarge)
 }
 
-// Size says a cap in bytes: "256 MiB" when it is whole mebibytes, else "1049600
-// bytes".
+// Size says a cap in bytes in the largest unit it is a whole number of: "8 GiB",
+// "256 MiB", "1216 KiB", else "1000 bytes". Every cap of an input is said with it
+// (a file's, a line's, a results file's).
 func Size(n int64) string {
-	if n >= 1<<20 && n%(1<<20) == 0 {
-		return fmt.Sprintf("%d MiB", n>>20)
+	for _, u := range []struct {
+		shift uint
+		name  string
+	}{{30, "GiB"}, {20, "MiB"}, {10, "KiB"}} {
+		if n >= 1<<u.shift && n%(1<<u.shift) == 0 {
+			return fmt.Sprintf("%d %s", n>>u.shift, u.name)
+		}
 	}
 	return fmt.Sprintf("%d bytes", n)
 }
