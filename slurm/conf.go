@@ -194,6 +194,12 @@ const (
 	MaxIncludedBytes = 64 << 20
 )
 
+// MaxConfFileBytes is the most one Slurm configuration file is read to: a
+// slurm.conf, a topology.conf or topology.yaml read as a configuration (procalloc
+// plan's --slurm-conf and --topology-conf, sim --slurm-conf), a file an Include
+// line names (ReadIncluded). A network read as --graph has topo.MaxGraphBytes.
+const MaxConfFileBytes = 64 << 20
+
 // ReadConfIncluding parses a slurm.conf and follows its Include lines as slurmctld
 // does (parse_config.c _parse_include_directive, read in the 22.05 and 26.05
 // sources): the included file is read at the Include line, its lines as if they

@@ -157,15 +157,15 @@ func (f GraphFile) ReadContext(ctx context.Context) (*topo.Graph, []string, erro
 	return g, ws, nil
 }
 
-// ReadIncluded reads a file an Include line names (at most 64 MiB): the open
-// function of ReadConfIncluding for files on disk.
+// ReadIncluded reads a file an Include line names (at most MaxConfFileBytes): the
+// open function of ReadConfIncluding for files on disk.
 func ReadIncluded(name string) ([]byte, error) {
 	f, err := textin.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return textin.ReadAll(f, 64<<20, "the file")
+	return textin.ReadAll(f, MaxConfFileBytes, "the file")
 }
 
 // ReadTopology reads a topology.conf or a topology.yaml, told apart by content

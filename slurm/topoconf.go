@@ -607,7 +607,7 @@ func (d *yamlDoc) names() []string {
 // each a mapping of known keys with a name, no name twice, at most one
 // cluster_default: true.
 func readTopologyYAMLDoc(ctx context.Context, r io.Reader) (*yamlDoc, error) {
-	data, err := textin.ReadAll(r, 64<<20, "the file")
+	data, err := textin.ReadAll(r, MaxConfFileBytes, "the file")
 	if err != nil {
 		return nil, err
 	}
