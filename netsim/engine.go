@@ -147,6 +147,7 @@ type Engine struct {
 	r      Router
 	mesh2D *GridRouter // r, when it is a 2D mesh
 	io     *IORouter   // r, when it is a mesh with I/O nodes
+	hc     *hopClasses // distance classes on a graph whose routes can wait in a cycle, else nil
 	runs   []slotRuns  // per slot, the routes as runs on a large 2D mesh (nil: written out)
 	p      Params
 	cur    int64 // every event at time <= cur has been handled
@@ -182,12 +183,20 @@ func NewEngine(r Router, p Params, deliver func(*Delivery)) (*Engine, error) {
 	}
 	span := max(p.MessageFlits, p.RouterDelay) + 1
 	size := int64(1) << bits.Len64(uint64(span))
-	nch := r.Channels() + r.Endpoints()
+	var hc *hopClasses
+	if d, ok := r.(depRouter); ok {
+		hc = newHopClasses(d)
+	}
+	network := r.Channels()
+	if hc != nil {
+		network = hc.channels()
+	}
+	nch := network + r.Endpoints()
 	e := &Engine{
-		r: r, p: p, deliver: deliver,
+		r: r, p: p, deliver: deliver, hc: hc,
 		buckets: make([][]uint64, size), mask: size - 1,
 		ch:      make([]chanState, nch),
-		eject:   int32(r.Channels()),
+		eject:   int32(network),
 		srcQ:    make([][]pending, r.Endpoints()),
 		srcHead: make([]int32, r.Endpoints()),
 		srcBusy: make([]bool, r.Endpoints()),
@@ -313,6 +322,9 @@ func (e *Engine) inject(s int32) {
 			sl.route = e.io.Route(src, dst, sl.route[:0])
 		default:
 			sl.route = e.r.Route(src, dst, sl.route[:0])
+			if e.hc != nil {
+				e.hc.apply(sl.route)
+			}
 		}
 		sl.route = append(sl.route, e.eject+pm.msg.Dst)
 		sl.length = int32(len(sl.route))
@@ -498,15 +510,26 @@ type Stats struct {
 	Delivered int64 // messages arrived
 	Hops      int64 // links crossed by arrived messages
 	// MaxChannelMessages is the largest number of messages any one network channel
-	// (ejection channels excluded) has carried.
+	// (ejection channels excluded) has carried; with distance classes on a graph,
+	// any one link (its classes' messages together). A torus's two dateline
+	// channels count apart.
 	MaxChannelMessages int64
 }
 
 // Stats returns the totals so far.
 func (e *Engine) Stats() Stats {
 	s := Stats{Delivered: e.delivered, Hops: e.hops}
-	for c, cs := range e.ch[:e.eject] {
-		s.MaxChannelMessages = max(s.MaxChannelMessages, e.carriedHigh[int32(c)]<<32|int64(cs.carried))
+	carried := func(c int32) int64 { return e.carriedHigh[c]<<32 | int64(e.ch[c].carried) }
+	if e.hc != nil {
+		for c := range e.hc.links {
+			n := carried(c)
+			e.hc.classChannels(c, func(k int32) { n += carried(k) })
+			s.MaxChannelMessages = max(s.MaxChannelMessages, n)
+		}
+		return s
+	}
+	for c := range e.eject {
+		s.MaxChannelMessages = max(s.MaxChannelMessages, carried(c))
 	}
 	return s
 }

@@ -175,8 +175,11 @@ func TestStaticRouteMetricsWithoutComm(t *testing.T) {
 
 func TestCommDeadlockSaysWhatToDo(t *testing.T) {
 	// On a 5-ring the shortest routes of i -> i+2 wait for each other in a cycle
-	// (netsim's TestDeadlockReported); a 5-node all-to-all job sends them together.
-	// The replay's error says so once, with the cycle, and names the way out.
+	// over one channel a link (netsim's TestDeadlockReported); a 5-node all-to-all
+	// job sends them together. The message engine gives the ring's links distance
+	// classes, so the replay runs to its end; the flit engine with one virtual
+	// channel and no --hop-classes deadlocks, and its error says so once, with the
+	// cycle, and names the ways out: the message engine or --hop-classes.
 	g, err := topo.ReadGraph(strings.NewReader("n0 n1\nn1 n2\nn2 n3\nn3 n4\nn4 n0\n"))
 	if err != nil {
 		t.Fatal(err)
@@ -189,14 +192,27 @@ func TestCommDeadlockSaysWhatToDo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := Config{Machine: g, Alloc: a, TaskOrder: TaskOrderSorted,
-		Comm: &Comm{Pattern: pat, Params: netsim.Params{MessageFlits: 50, RouterDelay: 1, FlitBytes: 8}, MessagesPerSecond: 1, CycleSeconds: 1, Seed: 1}}
-	_, err = Run(context.Background(), []Job{{ID: 1, Procs: 5, Runtime: 100, Estimate: -1}}, cfg)
+	comm := Comm{Pattern: pat, Params: netsim.Params{MessageFlits: 50, RouterDelay: 1, FlitBytes: 8}, MessagesPerSecond: 1, CycleSeconds: 1, Seed: 1}
+	cfg := Config{Machine: g, Alloc: a, TaskOrder: TaskOrderSorted, Comm: &comm}
+	jobs := []Job{{ID: 1, Procs: 5, Runtime: 100, Estimate: -1}}
+	res, err := Run(context.Background(), jobs, cfg)
+	if err != nil {
+		t.Fatalf("message engine: %v, want the replay to finish (distance classes)", err)
+	}
+	if got := res.PerJob[0].Messages; got != 100 {
+		t.Fatalf("message engine: %d messages delivered, want the quota 100", got)
+	}
+	fc := netsim.DefaultFlitConfig(g)
+	fc.PacketFlits = 50
+	flit := comm
+	flit.Engine, flit.Flit = EngineFlit, fc
+	cfg.Comm = &flit
+	_, err = Run(context.Background(), jobs, cfg)
 	if !errors.Is(err, netsim.ErrDeadlock) {
-		t.Fatalf("err = %v, want a deadlock", err)
+		t.Fatalf("flit engine, one VC: err = %v, want a deadlock", err)
 	}
 	msg := err.Error()
-	if strings.Count(msg, "at cycle") != 1 || !strings.Contains(msg, "--hop-classes") {
-		t.Errorf("deadlock error %q: want the cycle once and the way out (--engine flit --hop-classes)", msg)
+	if strings.Count(msg, "at cycle") != 1 || !strings.Contains(msg, "--engine message") || !strings.Contains(msg, "--hop-classes") {
+		t.Errorf("deadlock error %q: want the cycle once and the ways out (--engine message, --hop-classes)", msg)
 	}
 }
