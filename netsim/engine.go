@@ -7,9 +7,10 @@ import (
 )
 
 // ErrDeadlock is returned by Run when messages hold channels and wait for each other
-// with no event left that could free one (possible with shortest-path routing on
-// graphs; dimension-ordered routing on meshes and dateline routing on tori cannot
-// deadlock).
+// with no event left that could free one. The routers NewRouter builds cannot
+// deadlock on the engine (dimension order on meshes, dateline channels on tori,
+// distance classes on graphs whose routes could wait in a cycle, hopclass.go); a
+// Router of the caller's can.
 var ErrDeadlock = errors.New("network deadlock")
 
 // Params are the timing parameters of the wormhole model, in cycles: one cycle is
@@ -138,7 +139,9 @@ type pending struct {
 // tail's arrival frees every channel of the path at once. Each endpoint sends one
 // message at a time (the next leaves when the previous one's tail has arrived) and
 // receives one at a time (its ejection channel is the last channel of every route to
-// it). docs/comm.md compares this with ProcSimity's flit-level model.
+// it). On a GraphRouter or DragonflyRouter whose routes could wait in a cycle the
+// engine gives each router-to-router link distance classes (hopclass.go), channels
+// of their own. docs/comm.md compares this with ProcSimity's flit-level model.
 //
 // Time is an integer number of cycles. Events at equal times are handled in the
 // order they were created; a message that a delivery lets its source send leaves at

@@ -218,7 +218,8 @@ func hasCycle(deps map[int32]map[int32]bool) bool {
 // messages sent all at once on rings, dragonflies (specs and relabelled files), fat
 // trees and random graphs all arrive. Without the classes (plainRouter: one channel
 // a link) the same messages deadlock on some of them, so the sends do load the
-// cycles the classes break.
+// cycles the classes break. The engine's totals are those of the routes: hops, and
+// the busiest link counted per link, its classes together.
 func TestEveryMessageDeliveredOnGraphs(t *testing.T) {
 	deadlocked := 0
 	p := Params{MessageFlits: 8, RouterDelay: 1, FlitBytes: 1}
@@ -238,7 +239,29 @@ func TestEveryMessageDeliveredOnGraphs(t *testing.T) {
 				t.Fatalf("%s: message %d (%v) never arrived", g.Spec(), i, msgs[i])
 			}
 		}
-		eng, err := NewEngine(plainRouter{r}, p, nil)
+		// The busiest link's count is per link, its classes together: the most
+		// routes through one link.
+		eng, err := NewEngine(r, p, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		perLink := map[int32]int64{}
+		var most, hops int64
+		for _, m := range msgs {
+			eng.Send(m)
+			for _, c := range r.Route(int(m.Src), int(m.Dst), nil) {
+				perLink[c]++
+				most = max(most, perLink[c])
+				hops++
+			}
+		}
+		if err := eng.Run(1 << 40); err != nil {
+			t.Fatal(err)
+		}
+		if st := eng.Stats(); st.MaxChannelMessages != most || st.Hops != hops || st.Delivered != int64(len(msgs)) {
+			t.Fatalf("%s: stats %+v, want busiest link %d, hops %d, %d delivered", g.Spec(), st, most, hops, len(msgs))
+		}
+		eng, err = NewEngine(plainRouter{r}, p, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
