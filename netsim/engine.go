@@ -508,6 +508,16 @@ func (e *Engine) deadlock() error {
 	return fmt.Errorf("%s at cycle %d: %d messages in the network, %d channels with waiters: %w", e.r.Spec(), e.cur, e.active, blocked, ErrDeadlock)
 }
 
+// DistanceClasses is the number of distance classes each router-to-router link
+// has (hopclass.go), 0 when the routes cannot wait in a cycle and links have one
+// channel (or a torus's two dateline channels).
+func (e *Engine) DistanceClasses() int {
+	if e.hc == nil {
+		return 0
+	}
+	return int(e.hc.classes)
+}
+
 // Stats are totals since the engine was made.
 type Stats struct {
 	Delivered int64 // messages arrived

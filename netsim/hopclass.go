@@ -76,41 +76,34 @@ func newHopClasses(r depRouter) *hopClasses {
 		return nil
 	}
 	// Kahn's algorithm: the graph is acyclic when every channel can be removed.
-	tail := make([]int32, len(head))
-	for v := range nv {
-		for c := off[v]; c < off[v+1]; c++ {
-			tail[c] = int32(v)
-		}
-	}
-	rrCh := make([]int32, h.nrr) // router-to-router index -> channel
-	for c, k := range h.rr {
-		if k >= 0 {
-			rrCh[k] = int32(c)
-		}
-	}
-	each := func(k int32, f func(k2 int32)) {
-		c := rrCh[k]
-		o := off[head[c]]
+	// The queue holds channels; indeg is by router-to-router index.
+	each := func(c int32, f func(c2 int32)) {
+		k, o := h.rr[c], off[head[c]]
 		for b := base[k]; b < base[k+1]; b++ {
 			if set[b>>6]&(1<<(b&63)) != 0 {
-				f(h.rr[o+int32(b-base[k])])
+				f(o + int32(b-base[k]))
 			}
 		}
 	}
 	indeg := make([]int32, h.nrr)
-	for k := range h.nrr {
-		each(k, func(k2 int32) { indeg[k2]++ })
+	for c, k := range h.rr {
+		if k >= 0 {
+			each(int32(c), func(c2 int32) { indeg[h.rr[c2]]++ })
+		}
 	}
 	queue := make([]int32, 0, h.nrr)
-	for k := range h.nrr {
-		if indeg[k] == 0 {
-			queue = append(queue, k)
+	for c, k := range h.rr {
+		if k >= 0 && indeg[k] == 0 {
+			queue = append(queue, int32(c))
 		}
 	}
 	for i := 0; i < len(queue); i++ {
-		each(queue[i], func(k2 int32) {
-			if indeg[k2]--; indeg[k2] == 0 {
-				queue = append(queue, k2)
+		each(queue[i], func(c2 int32) {
+			if k2 := h.rr[c2]; indeg[k2] > 1 {
+				indeg[k2]--
+			} else {
+				indeg[k2] = 0
+				queue = append(queue, c2)
 			}
 		})
 	}

@@ -65,6 +65,10 @@ type CommSummary struct {
 	// trace's load the network replay kept. --msgs-per-second x --cycle-seconds
 	// sets it (docs/comm.md, "The cycle length"); 0 when the jobs have no run time.
 	RunTimeFraction float64 `json:"run_time_fraction"`
+	// DistanceClasses is the message engine's distance classes per
+	// router-to-router link (netsim.Engine.DistanceClasses), on a graph whose routes
+	// could wait in a cycle; 0 (absent) elsewhere and with the flit engine.
+	DistanceClasses int `json:"distance_classes,omitempty"`
 	// Engine is "flit" with the flit engine, whose configuration Flit gives
 	// (RouterDelay is then 0); both are absent with the message engine.
 	Engine string       `json:"engine,omitempty"`
@@ -408,6 +412,9 @@ func commSummary(res []JobResult, k int, first, last int64, cfg Config, em *jobE
 	}
 	if last > first {
 		cs.MaxLinkLoad = float64(st.MaxLinkMessages*msgFlits) / float64(last-first)
+	}
+	if e := wl.Engine(); e != nil {
+		cs.DistanceClasses = e.DistanceClasses()
 	}
 	if f := wl.Flit(); f != nil {
 		fc := f.Config()

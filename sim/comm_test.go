@@ -202,6 +202,9 @@ func TestCommDeadlockSaysWhatToDo(t *testing.T) {
 	if got := res.PerJob[0].Messages; got != 100 {
 		t.Fatalf("message engine: %d messages delivered, want the quota 100", got)
 	}
+	if c := res.Comm.DistanceClasses; c != 2 {
+		t.Fatalf("message engine: %d distance classes reported, want 2 (a 5-ring's longest route)", c)
+	}
 	fc := netsim.DefaultFlitConfig(g)
 	fc.PacketFlits = 50
 	flit := comm

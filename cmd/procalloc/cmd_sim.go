@@ -734,6 +734,9 @@ func printSimSummary(w io.Writer, o *sim.Report, metrics sim.MetricSet, bySize b
 		for _, r := range commRows {
 			t.row(r.name, r.value(c))
 		}
+		if c.DistanceClasses > 0 {
+			t.row("distance classes per link", strconv.Itoa(c.DistanceClasses))
+		}
 		if f := c.Flit; f != nil {
 			// Short rows: one long value pushed every value of the table right.
 			t.row("flit engine: VCs x buffer (flits)", fmt.Sprintf("%d x %d", f.VCs, f.VCBuffer))
