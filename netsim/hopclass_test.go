@@ -74,7 +74,10 @@ func classGraphs(t *testing.T) []*topo.Graph {
 	}
 	gs := []*topo.Graph{read(ring(5, true)), read(ring(8, true)), read(ring(7, false))}
 	rng := rand.New(rand.NewPCG(7, 11))
-	for _, spec := range append(smallDragonflies, "fattree:4,4:4,4:8", "fattree:4,2:4,2:4") {
+	// Two groups: minimal routes cannot wait in a cycle (a global link's local
+	// feeders are first links, the local links after it last ones).
+	more := []string{"dragonfly:hosts_per_router=2,routers_per_group=3,intergroup_links=2,num_groups=2", "fattree:4,4:4,4:8", "fattree:4,2:4,2:4"}
+	for _, spec := range append(smallDragonflies, more...) {
 		m, err := topo.ParseMachine(spec)
 		if err != nil {
 			t.Fatal(err)
