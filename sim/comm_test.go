@@ -219,3 +219,46 @@ func TestCommDeadlockSaysWhatToDo(t *testing.T) {
 		t.Errorf("deadlock error %q: want the cycle once and the ways out (--engine message, --hop-classes)", msg)
 	}
 }
+
+// TestCommDragonflyRunsToTheEnd: KTH-SP2's first 869 jobs (docs/comm.md's window
+// to 1996-10-08 has as many) on a 104-host dragonfly under bf:rcm deadlocked the
+// message engine under all-to-all and random (one channel a link, minimal routes
+// waiting in a cycle); with distance classes the replays run to their end, every
+// job sends its whole quota, and the summary reports the 3 classes.
+func TestCommDragonflyRunsToTheEnd(t *testing.T) {
+	tr, err := ReadTraceFile("testdata/KTH-SP2-1996-2.converted.txt.gz", ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs := tr.Jobs[:869]
+	m, err := topo.ParseMachine("dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=13")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"all-to-all", "random"} {
+		a, err := alloc.Parse("bf:rcm", m, alloc.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pat, err := netsim.ParsePattern(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := Config{Machine: m, Alloc: a, TaskOrder: TaskOrderSorted,
+			Comm: &Comm{Pattern: pat, Params: netsim.DefaultParams(), MessagesPerSecond: 1, CycleSeconds: DefaultCycleSeconds, Seed: 1}}
+		res, err := Run(context.Background(), jobs, cfg)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var msgs int64
+		for i, r := range res.PerJob {
+			if want := jobs[i].Runtime; r.Messages != want {
+				t.Fatalf("%s: job %d sent %d messages, quota %d", name, r.ID, r.Messages, want)
+			}
+			msgs += r.Messages
+		}
+		if len(res.PerJob) != len(jobs) || res.Comm.Messages != msgs || res.Comm.DistanceClasses != 3 {
+			t.Fatalf("%s: %d of %d jobs, %d messages delivered (jobs: %d), %d classes", name, len(res.PerJob), len(jobs), res.Comm.Messages, msgs, res.Comm.DistanceClasses)
+		}
+	}
+}
