@@ -498,8 +498,9 @@ sets the load: when the jobs run under 1 % of their trace node-seconds (JSON
 comm.run_time_fraction, the table's "run time / trace's") a warning says the machine is
 nearly idle (docs/comm.md, "The cycle length"). --engine picks
 the network model. message (the default) is the message-level wormhole model: a
-message holds its whole path, --router-delay cycles per hop, no virtual channels or
-buffers. flit is the flit-level model of BookSim2's input-queued router that "procalloc
+message holds its whole path, --router-delay cycles per hop, no buffers; on graphs
+and dragonflies whose routes could wait in a cycle each link has distance classes
+(a route's h-th router-to-router link is class h), so it cannot deadlock. flit is the flit-level model of BookSim2's input-queued router that "procalloc
 netsim" validates against BookSim2 (docs/comm.md): --vcs virtual channels per port
 (default 1 on a mesh, 2 on a torus, which needs at least 2), --vc-buffer flits per
 virtual channel (default 8; from 1, as in BookSim2), router stages of
@@ -740,6 +741,9 @@ func printSimSummary(w io.Writer, o *sim.Report, metrics sim.MetricSet, bySize b
 	if c := s.Comm; c != nil {
 		for _, r := range commRows {
 			t.row(r.name, r.value(&s))
+		}
+		if c.DistanceClasses > 0 {
+			t.row("distance classes per link", strconv.Itoa(c.DistanceClasses))
 		}
 		if f := c.Flit; f != nil {
 			// Short rows: one long value pushed every value of the table right.
