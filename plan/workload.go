@@ -138,7 +138,7 @@ func (p *Plan) checkWorkload() error {
 				return &InputError{p.opt.TracePath, fmt.Errorf("every job of the history names a host that is not a compute host: %s", d.Note())}
 			}
 			p.Jobs, w.Jobs, w.DroppedUnknownHosts = kept, len(kept), &d
-			p.Report.Caveats = append(p.Report.Caveats, fmt.Sprintf("%s: the replays and the recommendation rest on the %d jobs kept", d.Note(), len(kept)))
+			p.Report.Caveats = append(p.Report.Caveats, fmt.Sprintf("%s: the replays and the recommendation rest on the %s kept", d.Note(), textin.CountNoun(len(kept), "job")))
 		}
 	}
 	// Each host of a history's table is checked once, when a job first names it

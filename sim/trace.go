@@ -544,9 +544,9 @@ func DropUnknownHosts(jobs []Job, known func(host string) bool) ([]Job, HostsDro
 }
 
 // Note is the note of a drop: "dropped N jobs naming M hosts LACKING lacks
-// (first: job J line L host H)".
+// (first: job J line L host H)", each count singular for 1.
 func (d HostsDropped) Note() string {
-	return fmt.Sprintf("dropped %d jobs naming %d hosts %s lacks (first: job %d line %d host %s)", d.Jobs, d.Hosts, d.Lacking, d.FirstJob, d.FirstLine, d.FirstHost)
+	return fmt.Sprintf("dropped %s naming %s %s lacks (first: job %d line %d host %s)", textin.CountNoun(d.Jobs, "job"), textin.CountNoun(d.Hosts, "host"), d.Lacking, d.FirstJob, d.FirstLine, d.FirstHost)
 }
 
 // DropLarger returns the jobs of at most n processors and how many it dropped

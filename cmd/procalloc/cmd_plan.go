@@ -537,12 +537,12 @@ func mkdirAll(dir string, made *[]string) error {
 
 func printPlan(w io.Writer, r *plan.Report, dir string) error {
 	fmt.Fprintf(w, "recommendation  %s\n", r.Recommendation)
-	fmt.Fprintf(w, "network         %s, %d compute hosts; Slurm %s (%s)\n", r.Machine, r.Hosts, r.SlurmVersion, r.SlurmVersionSource)
-	fmt.Fprintf(w, "workload        %s, %d jobs, schedule %s\n", r.Workload.Source, r.Workload.Jobs, r.Workload.Sched)
+	fmt.Fprintf(w, "network         %s, %s; Slurm %s (%s)\n", r.Machine, textin.CountNoun(r.Hosts, "compute host"), r.SlurmVersion, r.SlurmVersionSource)
+	fmt.Fprintf(w, "workload        %s, %s, schedule %s\n", r.Workload.Source, textin.CountNoun(r.Workload.Jobs, "job"), r.Workload.Sched)
 	if len(r.Workload.Partitions) > 0 {
 		var ps []string
 		for _, pt := range r.Workload.Partitions {
-			ps = append(ps, fmt.Sprintf("%s %d jobs on %d hosts", pt.Name, pt.Jobs, pt.Hosts))
+			ps = append(ps, fmt.Sprintf("%s %s on %s", pt.Name, textin.CountNoun(pt.Jobs, "job"), textin.CountNoun(pt.Hosts, "host")))
 		}
 		fmt.Fprintf(w, "partitions      %s\n", strings.Join(ps, "; "))
 	}

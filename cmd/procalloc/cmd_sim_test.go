@@ -75,7 +75,7 @@ func TestSimErrors(t *testing.T) {
 		}
 	}
 	code, out, stderr := runCLI(t, "", "sim", "--trace", bad, "--machine", "mesh:4x4", "--skip-bad", "--sched", "easy")
-	if code != 0 || !strings.Contains(out, "1 malformed lines skipped") || !strings.Contains(out, "mean total pairwise L1") {
+	if code != 0 || !strings.Contains(out, "1 malformed line skipped") || !strings.Contains(out, "mean total pairwise L1") {
 		t.Errorf("--skip-bad: exit %d, %s %s", code, out, stderr)
 	}
 }

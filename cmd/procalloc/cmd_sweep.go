@@ -873,17 +873,9 @@ func warnBuilds(w io.Writer, cmd string, builds []sweep.BuildSource) {
 		if name == buildid.Unknown {
 			name += " (lines that name no build: written before results lines did)"
 		}
-		each = append(each, fmt.Sprintf("%s: %s in %s", name, lineCount(b.Lines), textin.FirstFew(b.Files, 5, ", ")))
+		each = append(each, fmt.Sprintf("%s: %s in %s", name, textin.CountNoun(b.Lines, "line"), textin.FirstFew(b.Files, 5, ", ")))
 	}
 	fmt.Fprintf(w, "procalloc %s: warning: the results lines were written by %d different builds of procalloc, whose replays may differ (a shard rerun after an upgrade?): %s; to compare like with like, run the sweep again with one build (into new files) and merge that\n", cmd, len(builds), strings.Join(each, "; "))
-}
-
-// lineCount writes "1 line" or "N lines".
-func lineCount(n int) string {
-	if n == 1 {
-		return "1 line"
-	}
-	return fmt.Sprintf("%d lines", n)
 }
 
 // warnDamaged says on stderr which damaged lines a merge skipped.
