@@ -86,6 +86,17 @@ type Options struct {
 	// with sim.ReadOptions.MarkHosts then, so that the read does not stop at
 	// such a record. The replays and the recommendation rest on the jobs kept.
 	DropUnknownHosts bool
+	// From and To keep the history's jobs arriving in [From, To) (a month of a
+	// year's history), as sim.Spec.From and To read them: whole seconds from
+	// the history's start (its earliest Submit), or dates
+	// YYYY-MM-DD[THH:MM:SS] in its time zone (an sacct history's: the zone it
+	// was read in, sim.ReadOptions.Location); "" leaves that end open. The
+	// replays, the checks of the history's hosts and DropUnknownHosts see the
+	// window's jobs only (Report.Workload.Window); a window holding no job is
+	// an error. Read the history with sim.ReadOptions.MarkHosts then, so that
+	// a record outside the window naming a host the network lacks does not
+	// stop the read.
+	From, To string
 	// Version is the site's Slurm, VersionSource where it came from (said in the
 	// report); zero: DefaultVersion, with a note.
 	Version       Version
@@ -254,6 +265,14 @@ func Make(ctx context.Context, opt Options) (*Plan, error) {
 	}
 	if opt.Threshold <= 0 {
 		opt.Threshold = DefaultThreshold
+	}
+	if opt.From != "" || opt.To != "" {
+		if opt.Trace == nil && opt.ReadTrace == nil {
+			return nil, errors.New("plan: a history window (From, To) without a history (Trace)")
+		}
+		if err := sim.CheckWindow(opt.From, opt.To); err != nil {
+			return nil, fmt.Errorf("plan: history window: %w", err)
+		}
 	}
 	if opt.SlurmConfPath == "" {
 		opt.SlurmConfPath = "slurm.conf"

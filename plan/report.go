@@ -62,6 +62,9 @@ type Workload struct {
 	// host that is not a compute host (Options.DropUnknownHosts); Jobs are
 	// those kept.
 	DroppedUnknownHosts *sim.HostsDropped `json:"dropped_unknown_hosts,omitempty"`
+	// Window is the history window (Options.From, Options.To) when one was
+	// given: Jobs are the window's (without those DropUnknownHosts dropped).
+	Window *HistoryWindow `json:"window,omitempty"`
 	// Partitions are the jobs replayed in each partition, when the partitions
 	// restrict the replays (some partition lacks a compute host): slurm.conf's
 	// partitions in file order, then the unions of heterogeneous jobs and the
@@ -72,6 +75,36 @@ type Workload struct {
 	// deployment had replayed all Jobs: the metrics, the predictions and the
 	// recommendation then cover the workload's first Stopped.Jobs jobs only.
 	Stopped *ReplayStop `json:"stopped,omitempty"`
+}
+
+// HistoryWindow is the window of the history replayed (Options.From,
+// Options.To): its ends as given and in seconds from the history's start
+// (its earliest Submit), and how many jobs the history has in all.
+type HistoryWindow struct {
+	From        string `json:"from,omitempty"` // Options.From as given ("" open)
+	To          string `json:"to,omitempty"`   // Options.To as given ("" open)
+	FromSeconds int64  `json:"from_seconds"`   // the window's start, seconds from the history's start
+	ToSeconds   int64  `json:"to_seconds"`     // its end (0: open)
+	Jobs        int    `json:"jobs"`           // the window's jobs (before Options.DropUnknownHosts)
+	HistoryJobs int    `json:"history_jobs"`   // the jobs of the whole history (sim.Trace.Jobs)
+}
+
+// Text says the window: "--from F --to T: the jobs arriving in [a s, b s)
+// from the history's start, N of its M jobs" (the ends by procalloc plan's
+// flags).
+func (hw *HistoryWindow) Text() string {
+	var ends []string
+	if hw.From != "" {
+		ends = append(ends, "--from "+hw.From)
+	}
+	if hw.To != "" {
+		ends = append(ends, "--to "+hw.To)
+	}
+	span := fmt.Sprintf("in [%d s, %d s)", hw.FromSeconds, hw.ToSeconds)
+	if hw.ToSeconds == 0 {
+		span = fmt.Sprintf("%d s or later", hw.FromSeconds)
+	}
+	return fmt.Sprintf("%s: the jobs arriving %s from the history's start, %d of its %s", strings.Join(ends, " "), span, hw.Jobs, textin.CountNoun(hw.HistoryJobs, "job"))
 }
 
 // PartitionJobs is a partition's compute hosts and the jobs replayed in it.
@@ -494,6 +527,9 @@ th{background:#eee}td:first-child,th:first-child,.deploy td:nth-child(2),.deploy
 	}
 	fmt.Fprintf(w, "<p>Network %s: %s. Slurm %s (%s). Workload: %s, %s, schedule %s.</p>\n",
 		e(r.Machine), textin.CountNoun(r.Hosts, "compute host"), e(r.SlurmVersion), e(r.SlurmVersionSource), e(r.Workload.Source), textin.CountNoun(r.Workload.Jobs, "job"), e(r.Workload.Sched))
+	if hw := r.Workload.Window; hw != nil {
+		fmt.Fprintf(w, "<p>History window: %s.</p>\n", e(hw.Text()))
+	}
 	if len(r.Workload.Partitions) > 0 {
 		var ps []string
 		for _, pt := range r.Workload.Partitions {
