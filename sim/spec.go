@@ -552,6 +552,9 @@ func (s *Spec) ReadTraceContext(ctx context.Context) (*Trace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Path(s.Trace), err)
 	}
+	if opt.MarkHosts && tr.Format == FormatSacct {
+		tr.hostsRead, tr.hostsMax = opt.Hosts, opt.MaxHosts // Prepare's drop goes by the marks (dropMarked)
+	}
 	return tr, nil
 }
 
@@ -692,11 +695,13 @@ func (s *Spec) PrepareContext(ctx context.Context) (*Replay, error) {
 	// (DropUnknownHosts: those the read marked, ReadOptions.MarkHosts), else
 	// refused or skipped (SkipBad) below.
 	if names := s.nodeNames(m); s.DropUnknownHosts && (alloc.IsAsRun(s.Alloc) || s.SlurmConf != "") && names != nil {
-		known := make(map[string]bool, len(names))
-		for _, h := range names {
-			known[h] = true
-		}
-		rp.Jobs, rp.DroppedUnknownHosts = DropUnknownHosts(rp.Jobs, func(h string) bool { return known[h] })
+		rp.Jobs, rp.DroppedUnknownHosts = tr.dropMarked(rp.Jobs, func() func(string) bool {
+			known := make(map[string]bool, len(names))
+			for _, h := range names {
+				known[h] = true
+			}
+			return func(h string) bool { return known[h] }
+		})
 		rp.DroppedUnknownHosts.Lacking = m.Spec()
 		if len(rp.Jobs) == 0 {
 			return nil, fmt.Errorf("%s: no job left to replay: %s", s.Trace, rp.DroppedUnknownHosts.Note())
