@@ -492,11 +492,17 @@ func (p *Plan) checkInputs(ctx context.Context) error {
 		}
 		p.opt.Trace = tr
 	}
-	if len(r.UnmatchedHosts) > 0 {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("%d hosts of the network are not nodes of the slurm.conf (login, storage or service nodes?) and are left out: %s", len(r.UnmatchedHosts), compressed(r.UnmatchedHosts)))
+	switch n := len(r.UnmatchedHosts); {
+	case n == 1:
+		r.Warnings = append(r.Warnings, fmt.Sprintf("1 host of the network is not a node of the slurm.conf (a login, storage or service node?) and is left out: %s", compressed(r.UnmatchedHosts)))
+	case n > 1:
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%d hosts of the network are not nodes of the slurm.conf (login, storage or service nodes?) and are left out: %s", n, compressed(r.UnmatchedHosts)))
 	}
-	if len(r.MissingNodes) > 0 {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("%d nodes of the slurm.conf are not hosts of the network and keep their configuration: %s", len(r.MissingNodes), compressed(r.MissingNodes)))
+	switch n := len(r.MissingNodes); {
+	case n == 1:
+		r.Warnings = append(r.Warnings, fmt.Sprintf("1 node of the slurm.conf is not a host of the network and keeps its configuration: %s", compressed(r.MissingNodes)))
+	case n > 1:
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%d nodes of the slurm.conf are not hosts of the network and keep their configuration: %s", n, compressed(r.MissingNodes)))
 	}
 	var future []string
 	for _, n := range nodes {
@@ -504,10 +510,13 @@ func (p *Plan) checkInputs(ctx context.Context) error {
 			future = append(future, n.Name)
 		}
 	}
-	if len(future) > 0 {
-		// Slurm keeps them out of every allocation (and out of scontrol show nodes)
-		// until an administrator makes them available.
-		r.Warnings = append(r.Warnings, fmt.Sprintf("%d nodes are State=FUTURE in slurm.conf (%s): Slurm allocates none of them until they are made available (scontrol update or a restart with another State=); the ordering and the deployments include them, and the replays use them as if they were", len(future), compressed(future)))
+	// Slurm keeps them out of every allocation (and out of scontrol show nodes)
+	// until an administrator makes them available.
+	switch n := len(future); {
+	case n == 1:
+		r.Warnings = append(r.Warnings, fmt.Sprintf("1 node is State=FUTURE in slurm.conf (%s): Slurm allocates nothing on it until it is made available (scontrol update or a restart with another State=); the ordering and the deployments include it, and the replays use it as if it were", compressed(future)))
+	case n > 1:
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%d nodes are State=FUTURE in slurm.conf (%s): Slurm allocates none of them until they are made available (scontrol update or a restart with another State=); the ordering and the deployments include them, and the replays use them as if they were", n, compressed(future)))
 	}
 	if len(conf.Included) > 0 {
 		site, err := conf.EditLines(func(int, *slurm.ConfLine) ([]string, error) { return nil, nil }, nil)
@@ -843,7 +852,9 @@ func (p *Plan) checkPartitions() error {
 		switch {
 		case len(parts) == 0:
 			r.Warnings = append(r.Warnings, "slurm.conf has no PartitionName line: Slurm runs no job (slurmctld 22.05 stops: \"No PartitionName information available\"), the replays use every compute host")
-		case len(none) > 0:
+		case len(none) == 1:
+			r.Warnings = append(r.Warnings, fmt.Sprintf("1 compute host is in no partition (%s): Slurm runs no job on it, nor do the replays (each job is kept in its partition)", compressed(none)))
+		case len(none) > 1:
 			r.Warnings = append(r.Warnings, fmt.Sprintf("%d compute hosts are in no partition (%s): Slurm runs no job on them, nor do the replays (each job is kept in its partition)", len(none), compressed(none)))
 		}
 	}

@@ -13,7 +13,7 @@ import (
 
 // onePlural finds a count of 1 said with a plural noun ("1 jobs", "1 sacct
 // records", "1 earlier runs"), up to two words between.
-var onePlural = regexp.MustCompile(`\b1 (\w+ ){0,2}(jobs|hosts|lines|records|steps|runs)\b`)
+var onePlural = regexp.MustCompile(`\b1 (\w+ ){0,2}(jobs|hosts|lines|records|steps|runs|nodes)\b`)
 
 // TestCountsOfOneAreSingular feeds counts of 1 through the drop and skip notes
 // of sim, compare and plan (the drop note, the skipped records' reasons, sim's
@@ -114,6 +114,22 @@ func TestCountsOfOneAreSingular(t *testing.T) {
 	for _, want := range []string{"on the 1 job of the history kept: 1 job naming 1 host that is not a compute host was dropped", "on 1 multi-node job", "workload        trace, 1 job,"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("plan's report lacks %q:\n%s", want, stdout)
+		}
+	}
+
+	// plan's warnings of one host or node each: a host of the network
+	// slurm.conf lacks (n1), a node of slurm.conf the network lacks (x1), a
+	// State=FUTURE node (n2), a compute host in no partition (n16).
+	site := writeTemp(t, "site.conf", "NodeName=n[3-16],x1 CPUs=1\nNodeName=n2 CPUs=1 State=FUTURE\nPartitionName=p Nodes=n[2-15],x1 Default=YES\n")
+	out = filepath.Join(dir, "plan-site")
+	code, _, stderr = runCLI(t, "", "plan", "--machine", "mesh:4x4", "--hostlist", "n[1-16]", "--slurm-conf", site, "--slurm-version", "23.11", "--time-limit", "0", "--jobs", "50", "-o", out)
+	if code != 0 {
+		t.Fatalf("plan: exit %d: %s", code, stderr)
+	}
+	check("plan's warnings", stderr, 1)
+	for _, want := range []string{"1 host of the network is not a node of the slurm.conf", "1 node of the slurm.conf is not a host of the network", "1 node is State=FUTURE", "1 compute host is in no partition (n16)"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("plan's warnings lack %q:\n%s", want, stderr)
 		}
 	}
 }
