@@ -46,7 +46,7 @@ func ReadPoints(r io.Reader) ([]PointF, error) {
 		if dim == 0 {
 			dim = len(p)
 		} else if len(p) != dim {
-			return nil, fmt.Errorf("line %d: %s, but earlier points have %d", line, countNoun(len(p), "coordinate"), dim)
+			return nil, fmt.Errorf("line %d: %s, but earlier points have %d", line, textin.CountNoun(len(p), "coordinate"), dim)
 		}
 		pts = append(pts, p)
 	}
@@ -72,12 +72,4 @@ func WritePoints[P ~[]T, T Number](w io.Writer, pts []P) error {
 		bw.WriteByte('\n')
 	}
 	return bw.Flush()
-}
-
-// countNoun is "1 coordinate", "2 coordinates".
-func countNoun(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

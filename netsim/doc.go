@@ -21,7 +21,8 @@
 //     IORouter's I/O links, minimal routing on dragonflies (their structure from
 //     topo.Graph.Dragonfly), shortest paths with destination-modulo ties on other
 //     graphs (fat trees: their levels from topo.Graph.TreeLevels).
-//   - Engine: the discrete-event wormhole model, deterministic, integer cycles.
+//   - Engine: the discrete-event wormhole model, deterministic, integer cycles;
+//     distance classes (hopclass.go) on graphs whose routes could wait in a cycle.
 //   - FlitEngine: a cycle-level model of BookSim2's input-queued virtual-channel
 //     router network (Jiang et al., ISPASS 2013, doi:10.1109/ISPASS.2013.6557149):
 //     per-VC buffers, credits, iSLIP allocators, BookSim2's pipeline timing;

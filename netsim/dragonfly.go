@@ -178,6 +178,49 @@ func (r *DragonflyRouter) global(A, rd int) int {
 // Endpoints is the number of hosts.
 func (r *DragonflyRouter) Endpoints() int { return r.n }
 
+// chanLayout is depRouter's: GraphRouter's channel ids.
+func (r *DragonflyRouter) chanLayout() (off, head []int32, n int) { return r.off, r.adj, r.n }
+
+// chanDeps is depRouter's. Router to router a route is local, or [local,] global
+// [, local]: a global link follows the local link into its end in the source
+// group, from every other router of that group, and the local link after it
+// leads from its end in the destination group to the destination's router.
+// O(groups x routers + global links x routers per group).
+func (r *DragonflyRouter) chanDeps(dep func(c1, c2 int32)) int {
+	longest := 0
+	if r.a > 1 {
+		longest = 1 // inside a group
+	}
+	seen := make([]bool, len(r.lc))
+	for A := range r.G {
+		for rd := range r.a * r.G {
+			if r.group(rd) == A {
+				continue
+			}
+			i := r.global(A, rd)
+			x, y := int(r.lx[i]), int(r.ly[i])
+			l := 1
+			if y != rd {
+				dep(r.lc[i], r.localCh[y*r.a+r.pos(rd)])
+				l++
+			}
+			if r.a > 1 { // from the routers of A other than x
+				l++
+				if !seen[i] {
+					seen[i] = true
+					for u := A * r.a; u < (A+1)*r.a; u++ {
+						if u != x {
+							dep(r.localCh[u*r.a+r.pos(x)], r.lc[i])
+						}
+					}
+				}
+			}
+			longest = max(longest, l)
+		}
+	}
+	return longest
+}
+
 // pairHops is the sum of the minimal routes' lengths over all ordered pairs of
 // distinct hosts, by pairs of routers (a route's length depends on its routers
 // alone, see Route): O(routers^2)

@@ -7,9 +7,10 @@ import (
 )
 
 // ErrDeadlock is returned by Run when messages hold channels and wait for each other
-// with no event left that could free one (possible with shortest-path routing on
-// graphs; dimension-ordered routing on meshes and dateline routing on tori cannot
-// deadlock).
+// with no event left that could free one. The routers NewRouter builds cannot
+// deadlock on the engine (dimension order on meshes, dateline channels on tori,
+// distance classes on graphs whose routes could wait in a cycle, hopclass.go); a
+// Router of the caller's can.
 var ErrDeadlock = errors.New("network deadlock")
 
 // Params are the timing parameters of the wormhole model, in cycles: one cycle is
@@ -138,7 +139,9 @@ type pending struct {
 // tail's arrival frees every channel of the path at once. Each endpoint sends one
 // message at a time (the next leaves when the previous one's tail has arrived) and
 // receives one at a time (its ejection channel is the last channel of every route to
-// it). docs/comm.md compares this with ProcSimity's flit-level model.
+// it). On a GraphRouter or DragonflyRouter whose routes could wait in a cycle the
+// engine gives each router-to-router link distance classes (hopclass.go), channels
+// of their own. docs/comm.md compares this with ProcSimity's flit-level model.
 //
 // Time is an integer number of cycles. Events at equal times are handled in the
 // order they were created; a message that a delivery lets its source send leaves at
@@ -147,6 +150,7 @@ type Engine struct {
 	r      Router
 	mesh2D *GridRouter // r, when it is a 2D mesh
 	io     *IORouter   // r, when it is a mesh with I/O nodes
+	hc     *hopClasses // distance classes on a graph whose routes can wait in a cycle, else nil
 	runs   []slotRuns  // per slot, the routes as runs on a large 2D mesh (nil: written out)
 	p      Params
 	cur    int64 // every event at time <= cur has been handled
@@ -182,12 +186,20 @@ func NewEngine(r Router, p Params, deliver func(*Delivery)) (*Engine, error) {
 	}
 	span := max(p.MessageFlits, p.RouterDelay) + 1
 	size := int64(1) << bits.Len64(uint64(span))
-	nch := r.Channels() + r.Endpoints()
+	var hc *hopClasses
+	if d, ok := r.(depRouter); ok {
+		hc = newHopClasses(d)
+	}
+	network := r.Channels()
+	if hc != nil {
+		network = hc.channels()
+	}
+	nch := network + r.Endpoints()
 	e := &Engine{
-		r: r, p: p, deliver: deliver,
+		r: r, p: p, deliver: deliver, hc: hc,
 		buckets: make([][]uint64, size), mask: size - 1,
 		ch:      make([]chanState, nch),
-		eject:   int32(r.Channels()),
+		eject:   int32(network),
 		srcQ:    make([][]pending, r.Endpoints()),
 		srcHead: make([]int32, r.Endpoints()),
 		srcBusy: make([]bool, r.Endpoints()),
@@ -313,6 +325,9 @@ func (e *Engine) inject(s int32) {
 			sl.route = e.io.Route(src, dst, sl.route[:0])
 		default:
 			sl.route = e.r.Route(src, dst, sl.route[:0])
+			if e.hc != nil {
+				e.hc.apply(sl.route)
+			}
 		}
 		sl.route = append(sl.route, e.eject+pm.msg.Dst)
 		sl.length = int32(len(sl.route))
@@ -493,20 +508,41 @@ func (e *Engine) deadlock() error {
 	return fmt.Errorf("%s at cycle %d: %d messages in the network, %d channels with waiters: %w", e.r.Spec(), e.cur, e.active, blocked, ErrDeadlock)
 }
 
+// DistanceClasses is the number of distance classes each router-to-router link
+// has (hopclass.go), 0 when the routes cannot wait in a cycle and links have one
+// channel (or a torus's two dateline channels).
+func (e *Engine) DistanceClasses() int {
+	if e.hc == nil {
+		return 0
+	}
+	return int(e.hc.classes)
+}
+
 // Stats are totals since the engine was made.
 type Stats struct {
 	Delivered int64 // messages arrived
 	Hops      int64 // links crossed by arrived messages
 	// MaxChannelMessages is the largest number of messages any one network channel
-	// (ejection channels excluded) has carried.
+	// (ejection channels excluded) has carried; with distance classes on a graph,
+	// any one link (its classes' messages together). A torus's two dateline
+	// channels count apart.
 	MaxChannelMessages int64
 }
 
 // Stats returns the totals so far.
 func (e *Engine) Stats() Stats {
 	s := Stats{Delivered: e.delivered, Hops: e.hops}
-	for c, cs := range e.ch[:e.eject] {
-		s.MaxChannelMessages = max(s.MaxChannelMessages, e.carriedHigh[int32(c)]<<32|int64(cs.carried))
+	carried := func(c int32) int64 { return e.carriedHigh[c]<<32 | int64(e.ch[c].carried) }
+	if e.hc != nil {
+		for c := range e.hc.links {
+			n := carried(c)
+			e.hc.classChannels(c, func(k int32) { n += carried(k) })
+			s.MaxChannelMessages = max(s.MaxChannelMessages, n)
+		}
+		return s
+	}
+	for c := range e.eject {
+		s.MaxChannelMessages = max(s.MaxChannelMessages, carried(c))
 	}
 	return s
 }

@@ -237,10 +237,13 @@ func TestUniformTrafficSaturatesBelowBisectionBound(t *testing.T) {
 }
 
 func TestDeadlockReported(t *testing.T) {
-	// On a 5-ring, i -> i+2 has a unique shortest route through i+1. Sent together,
-	// each message takes its first link and waits for the next message's first link:
-	// a cycle of channel dependencies that shortest-path wormhole routing without
-	// virtual channels cannot escape. The engine must say so, not hang.
+	// On a 5-ring, i -> i+2 has a unique shortest route through i+1. Sent together
+	// over one channel a link (plainRouter: the engine gives an unknown router no
+	// distance classes), each message takes its first link and waits for the next
+	// message's first link: a cycle of channel dependencies that shortest-path
+	// wormhole routing without virtual channels cannot escape. The engine must say
+	// so, not hang. With the distance classes the engine gives a graph router
+	// (hopclass.go) the second link is class 1 and all five arrive.
 	g, err := topo.ReadGraph(strings.NewReader("n0 n1\nn1 n2\nn2 n3\nn3 n4\nn4 n0\n"))
 	if err != nil {
 		t.Fatal(err)
@@ -249,7 +252,8 @@ func TestDeadlockReported(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng, err := NewEngine(r, Params{MessageFlits: 50, RouterDelay: 1, FlitBytes: 1}, nil)
+	p := Params{MessageFlits: 50, RouterDelay: 1, FlitBytes: 1}
+	eng, err := NewEngine(plainRouter{r}, p, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,11 +263,24 @@ func TestDeadlockReported(t *testing.T) {
 	if err := eng.Run(1 << 20); !errors.Is(err, ErrDeadlock) {
 		t.Fatalf("err = %v, want ErrDeadlock", err)
 	}
-	// One at a time they all arrive.
+	// With classes, sent together, they all arrive: each holds class 0 of its
+	// first link and class 1 of its second, no waiting at all (52 cycles).
+	var all []Message
 	for s := range 5 {
-		got := run(t, r, Params{MessageFlits: 50, RouterDelay: 1, FlitBytes: 1}, []Message{{Src: int32(s), Dst: int32((s + 2) % 5)}})
-		if got[0] != 52 {
-			t.Fatalf("lone message %d arrived at %d, want 52", s, got[0])
+		all = append(all, Message{Src: int32(s), Dst: int32((s + 2) % 5)})
+	}
+	for i, a := range run(t, r, p, all) {
+		if a != 52 {
+			t.Fatalf("message %d with classes arrived at %d, want 52", i, a)
+		}
+	}
+	// One at a time they all arrive, with or without classes.
+	for s := range 5 {
+		for _, rt := range []Router{r, plainRouter{r}} {
+			got := run(t, rt, p, []Message{{Src: int32(s), Dst: int32((s + 2) % 5)}})
+			if got[0] != 52 {
+				t.Fatalf("lone message %d arrived at %d, want 52", s, got[0])
+			}
 		}
 	}
 }

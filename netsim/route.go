@@ -279,6 +279,10 @@ type GraphRouter struct {
 	// pairHops is the sum of the route lengths over all ordered pairs of hosts,
 	// summed from the searches that built the table: routes are shortest paths.
 	pairHops int64
+	off      []int32 // off[v]+i: the channel from v to its i-th neighbour
+	// longestRR is the most router-to-router links (those of no pendant host) of
+	// any route, for the message engine's distance classes (hopClasses).
+	longestRR int
 }
 
 // row returns the next-hop row of host dst, for hop.
@@ -335,7 +339,7 @@ func NewGraphRouter(g *topo.Graph) (*GraphRouter, error) {
 	}
 	r := &GraphRouter{g: g, n: n, nv: nv, ncol: ncol, col: col, nextCh: make([]int32, n*ncol)}
 	r.edges = int(off[nv])
-	r.head = adj
+	r.head, r.off = adj, off
 	var closer, closerIdx []int
 	links := topo.CSR{Off: off, Adj: adj}
 	dist := make([]int32, nv)
@@ -344,9 +348,20 @@ func NewGraphRouter(g *topo.Graph) (*GraphRouter, error) {
 		// Breadth-first distances from dst, in a reused row.
 		queue = topo.HopRow(links, int32(dst), dist, queue)
 		ecc := int32(0)
-		for _, d := range dist[:n] {
+		pd := int32(0) // dst's pendant link
+		if col[dst] < 0 {
+			pd = 1
+		}
+		for h, d := range dist[:n] {
 			ecc = max(ecc, d)
 			r.pairHops += int64(d) // -1 (unreachable) is refused below
+			if h != dst && d > 0 {
+				rr := d - pd
+				if col[h] < 0 {
+					rr--
+				}
+				r.longestRR = max(r.longestRR, int(rr))
+			}
 		}
 		row := r.row(dst)
 		for v := range nv {
@@ -381,6 +396,36 @@ func NewGraphRouter(g *topo.Graph) (*GraphRouter, error) {
 
 // Endpoints is the number of hosts.
 func (r *GraphRouter) Endpoints() int { return r.n }
+
+// chanLayout is depRouter's: the channels are the directed links by tail.
+func (r *GraphRouter) chanLayout() (off, head []int32, n int) { return r.off, r.head, r.n }
+
+// chanDeps is depRouter's: per destination, each vertex's channel towards it and
+// the next one, O(hosts x vertices other than pendant hosts), the table's size.
+func (r *GraphRouter) chanDeps(dep func(c1, c2 int32)) int {
+	for dst := range r.n {
+		row := r.row(dst)
+		for v := range r.nv {
+			if v == dst || r.col[v] < 0 {
+				continue // a pendant host's link starts a route: no channel before it
+			}
+			c1 := row[r.col[v]]
+			if c1 < 0 {
+				continue // a switch no host reaches
+			}
+			w := int(r.head[c1])
+			if w == dst {
+				continue
+			}
+			c2 := r.hop(row, w)
+			if int(r.head[c2]) == dst && r.col[dst] < 0 {
+				continue // the last link, into a pendant host
+			}
+			dep(c1, c2)
+		}
+	}
+	return r.longestRR
+}
 
 // Channels is the number of directed links (twice the edges).
 func (r *GraphRouter) Channels() int { return r.edges }

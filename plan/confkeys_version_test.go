@@ -84,7 +84,7 @@ func TestPlanWarnsOfRemovedOptions(t *testing.T) {
 // available!", fatal; 26.05.3 runs without).
 func TestPlanWarnsOfNodesInNoPartition(t *testing.T) {
 	for _, c := range []struct{ parts, want string }{
-		{"PartitionName=p Nodes=node[01-14]\nPartitionName=q Nodes=node15\n", "1 compute hosts are in no partition (node16)"},
+		{"PartitionName=p Nodes=node[01-14]\nPartitionName=q Nodes=node15\n", "1 compute host is in no partition (node16)"},
 		{"", "slurm.conf has no PartitionName line"},
 		{"PartitionName=p Nodes=node01\nPartitionName=q Nodes=ALL\n", ""},
 	} {

@@ -86,6 +86,17 @@ type Options struct {
 	// with sim.ReadOptions.MarkHosts then, so that the read does not stop at
 	// such a record. The replays and the recommendation rest on the jobs kept.
 	DropUnknownHosts bool
+	// From and To keep the history's jobs arriving in [From, To) (a month of a
+	// year's history), as sim.Spec.From and To read them: whole seconds from
+	// the history's start (its earliest Submit), or dates
+	// YYYY-MM-DD[THH:MM:SS] in its time zone (an sacct history's: the zone it
+	// was read in, sim.ReadOptions.Location); "" leaves that end open. The
+	// replays, the checks of the history's hosts and DropUnknownHosts see the
+	// window's jobs only (Report.Workload.Window); a window holding no job is
+	// an error. Read the history with sim.ReadOptions.MarkHosts then, so that
+	// a record outside the window naming a host the network lacks does not
+	// stop the read.
+	From, To string
 	// Version is the site's Slurm, VersionSource where it came from (said in the
 	// report); zero: DefaultVersion, with a note.
 	Version       Version
@@ -254,6 +265,14 @@ func Make(ctx context.Context, opt Options) (*Plan, error) {
 	}
 	if opt.Threshold <= 0 {
 		opt.Threshold = DefaultThreshold
+	}
+	if opt.From != "" || opt.To != "" {
+		if opt.Trace == nil && opt.ReadTrace == nil {
+			return nil, errors.New("plan: a history window (From, To) without a history (Trace)")
+		}
+		if err := sim.CheckWindow(opt.From, opt.To); err != nil {
+			return nil, fmt.Errorf("plan: history window: %w", err)
+		}
 	}
 	if opt.SlurmConfPath == "" {
 		opt.SlurmConfPath = "slurm.conf"
@@ -473,11 +492,17 @@ func (p *Plan) checkInputs(ctx context.Context) error {
 		}
 		p.opt.Trace = tr
 	}
-	if len(r.UnmatchedHosts) > 0 {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("%d hosts of the network are not nodes of the slurm.conf (login, storage or service nodes?) and are left out: %s", len(r.UnmatchedHosts), compressed(r.UnmatchedHosts)))
+	switch n := len(r.UnmatchedHosts); {
+	case n == 1:
+		r.Warnings = append(r.Warnings, fmt.Sprintf("1 host of the network is not a node of the slurm.conf (a login, storage or service node?) and is left out: %s", compressed(r.UnmatchedHosts)))
+	case n > 1:
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%d hosts of the network are not nodes of the slurm.conf (login, storage or service nodes?) and are left out: %s", n, compressed(r.UnmatchedHosts)))
 	}
-	if len(r.MissingNodes) > 0 {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("%d nodes of the slurm.conf are not hosts of the network and keep their configuration: %s", len(r.MissingNodes), compressed(r.MissingNodes)))
+	switch n := len(r.MissingNodes); {
+	case n == 1:
+		r.Warnings = append(r.Warnings, fmt.Sprintf("1 node of the slurm.conf is not a host of the network and keeps its configuration: %s", compressed(r.MissingNodes)))
+	case n > 1:
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%d nodes of the slurm.conf are not hosts of the network and keep their configuration: %s", n, compressed(r.MissingNodes)))
 	}
 	var future []string
 	for _, n := range nodes {
@@ -485,10 +510,13 @@ func (p *Plan) checkInputs(ctx context.Context) error {
 			future = append(future, n.Name)
 		}
 	}
-	if len(future) > 0 {
-		// Slurm keeps them out of every allocation (and out of scontrol show nodes)
-		// until an administrator makes them available.
-		r.Warnings = append(r.Warnings, fmt.Sprintf("%d nodes are State=FUTURE in slurm.conf (%s): Slurm allocates none of them until they are made available (scontrol update or a restart with another State=); the ordering and the deployments include them, and the replays use them as if they were", len(future), compressed(future)))
+	// Slurm keeps them out of every allocation (and out of scontrol show nodes)
+	// until an administrator makes them available.
+	switch n := len(future); {
+	case n == 1:
+		r.Warnings = append(r.Warnings, fmt.Sprintf("1 node is State=FUTURE in slurm.conf (%s): Slurm allocates nothing on it until it is made available (scontrol update or a restart with another State=); the ordering and the deployments include it, and the replays use it as if it were", compressed(future)))
+	case n > 1:
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%d nodes are State=FUTURE in slurm.conf (%s): Slurm allocates none of them until they are made available (scontrol update or a restart with another State=); the ordering and the deployments include them, and the replays use them as if they were", n, compressed(future)))
 	}
 	if len(conf.Included) > 0 {
 		site, err := conf.EditLines(func(int, *slurm.ConfLine) ([]string, error) { return nil, nil }, nil)
@@ -824,7 +852,9 @@ func (p *Plan) checkPartitions() error {
 		switch {
 		case len(parts) == 0:
 			r.Warnings = append(r.Warnings, "slurm.conf has no PartitionName line: Slurm runs no job (slurmctld 22.05 stops: \"No PartitionName information available\"), the replays use every compute host")
-		case len(none) > 0:
+		case len(none) == 1:
+			r.Warnings = append(r.Warnings, fmt.Sprintf("1 compute host is in no partition (%s): Slurm runs no job on it, nor do the replays (each job is kept in its partition)", compressed(none)))
+		case len(none) > 1:
 			r.Warnings = append(r.Warnings, fmt.Sprintf("%d compute hosts are in no partition (%s): Slurm runs no job on them, nor do the replays (each job is kept in its partition)", len(none), compressed(none)))
 		}
 	}

@@ -62,6 +62,9 @@ type Workload struct {
 	// host that is not a compute host (Options.DropUnknownHosts); Jobs are
 	// those kept.
 	DroppedUnknownHosts *sim.HostsDropped `json:"dropped_unknown_hosts,omitempty"`
+	// Window is the history window (Options.From, Options.To) when one was
+	// given: Jobs are the window's (without those DropUnknownHosts dropped).
+	Window *HistoryWindow `json:"window,omitempty"`
 	// Partitions are the jobs replayed in each partition, when the partitions
 	// restrict the replays (some partition lacks a compute host): slurm.conf's
 	// partitions in file order, then the unions of heterogeneous jobs and the
@@ -72,6 +75,36 @@ type Workload struct {
 	// deployment had replayed all Jobs: the metrics, the predictions and the
 	// recommendation then cover the workload's first Stopped.Jobs jobs only.
 	Stopped *ReplayStop `json:"stopped,omitempty"`
+}
+
+// HistoryWindow is the window of the history replayed (Options.From,
+// Options.To): its ends as given and in seconds from the history's start
+// (its earliest Submit), and how many jobs the history has in all.
+type HistoryWindow struct {
+	From        string `json:"from,omitempty"` // Options.From as given ("" open)
+	To          string `json:"to,omitempty"`   // Options.To as given ("" open)
+	FromSeconds int64  `json:"from_seconds"`   // the window's start, seconds from the history's start
+	ToSeconds   int64  `json:"to_seconds"`     // its end (0: open)
+	Jobs        int    `json:"jobs"`           // the window's jobs (before Options.DropUnknownHosts)
+	HistoryJobs int    `json:"history_jobs"`   // the jobs of the whole history (sim.Trace.Jobs)
+}
+
+// Text says the window: "--from F --to T: the jobs arriving in [a s, b s)
+// from the history's start, N of its M jobs" (the ends by procalloc plan's
+// flags).
+func (hw *HistoryWindow) Text() string {
+	var ends []string
+	if hw.From != "" {
+		ends = append(ends, "--from "+hw.From)
+	}
+	if hw.To != "" {
+		ends = append(ends, "--to "+hw.To)
+	}
+	span := fmt.Sprintf("in [%d s, %d s)", hw.FromSeconds, hw.ToSeconds)
+	if hw.ToSeconds == 0 {
+		span = fmt.Sprintf("%d s or later", hw.FromSeconds)
+	}
+	return fmt.Sprintf("%s: the jobs arriving %s from the history's start, %d of its %s", strings.Join(ends, " "), span, hw.Jobs, textin.CountNoun(hw.HistoryJobs, "job"))
 }
 
 // PartitionJobs is a partition's compute hosts and the jobs replayed in it.
@@ -219,8 +252,8 @@ func (p *Plan) recommend() {
 		r.Recommendation = "keep the current configuration: no multi-node jobs to compare on"
 	case best.ChangeVsCurrent != nil && -*best.ChangeVsCurrent >= r.Threshold:
 		r.Recommended = best.Name
-		r.Recommendation = fmt.Sprintf("deploy %s: mean pairwise hops %.3f instead of %.3f (%+.1f%%) on %d multi-node jobs", best.Name,
-			best.Metrics.MeanPairwiseHops, cur.Metrics.MeanPairwiseHops, 100**best.ChangeVsCurrent, best.Metrics.Jobs)
+		r.Recommendation = fmt.Sprintf("deploy %s: mean pairwise hops %.3f instead of %.3f (%+.1f%%) on %s", best.Name,
+			best.Metrics.MeanPairwiseHops, cur.Metrics.MeanPairwiseHops, 100**best.ChangeVsCurrent, textin.CountNoun(best.Metrics.Jobs, "multi-node job"))
 	default:
 		gain := -100 * derefOr(best.ChangeVsCurrent, 0)
 		if gain > 0 {
@@ -240,7 +273,14 @@ func (p *Plan) recommend() {
 		r.Recommendation += fmt.Sprintf("; %s (%+.1f%%) is not recommended: Slurm would %s (its notes in the report say why)", passed.Name, 100**passed.ChangeVsCurrent, strings.Join(why, " and "))
 	}
 	if d := r.Workload.DroppedUnknownHosts; d != nil {
-		r.Recommendation += fmt.Sprintf(" (on the %d jobs of the history kept: %d jobs naming %d hosts that are not compute hosts were dropped, --drop-unknown-hosts)", r.Workload.Jobs, d.Jobs, d.Hosts)
+		notCompute := "hosts that are not compute hosts were"
+		if d.Hosts == 1 {
+			notCompute = "host that is not a compute host was"
+		}
+		if d.Jobs > 1 {
+			notCompute = strings.Replace(notCompute, " was", " were", 1)
+		}
+		r.Recommendation += fmt.Sprintf(" (on the %s of the history kept: %s naming %d %s dropped, --drop-unknown-hosts)", textin.CountNoun(r.Workload.Jobs, "job"), textin.CountNoun(d.Jobs, "job"), d.Hosts, notCompute)
 	}
 	if stop != nil && stop.Jobs > 0 {
 		r.Recommendation += fmt.Sprintf(" (on the first %d of the workload's %d jobs: %s during %s)", stop.Jobs, r.Workload.Jobs, stop.Reason, stop.During)
@@ -485,12 +525,15 @@ th{background:#eee}td:first-child,th:first-child,.deploy td:nth-child(2),.deploy
 		}
 		io.WriteString(w, "</ul>\n")
 	}
-	fmt.Fprintf(w, "<p>Network %s: %d compute hosts. Slurm %s (%s). Workload: %s, %d jobs, schedule %s.</p>\n",
-		e(r.Machine), r.Hosts, e(r.SlurmVersion), e(r.SlurmVersionSource), e(r.Workload.Source), r.Workload.Jobs, e(r.Workload.Sched))
+	fmt.Fprintf(w, "<p>Network %s: %s. Slurm %s (%s). Workload: %s, %s, schedule %s.</p>\n",
+		e(r.Machine), textin.CountNoun(r.Hosts, "compute host"), e(r.SlurmVersion), e(r.SlurmVersionSource), e(r.Workload.Source), textin.CountNoun(r.Workload.Jobs, "job"), e(r.Workload.Sched))
+	if hw := r.Workload.Window; hw != nil {
+		fmt.Fprintf(w, "<p>History window: %s.</p>\n", e(hw.Text()))
+	}
 	if len(r.Workload.Partitions) > 0 {
 		var ps []string
 		for _, pt := range r.Workload.Partitions {
-			ps = append(ps, fmt.Sprintf("%s: %d jobs on %d hosts", pt.Name, pt.Jobs, pt.Hosts))
+			ps = append(ps, fmt.Sprintf("%s: %s on %s", pt.Name, textin.CountNoun(pt.Jobs, "job"), textin.CountNoun(pt.Hosts, "host")))
 		}
 		fmt.Fprintf(w, "<p>Each job replayed in its partition: %s.</p>\n", e(strings.Join(ps, "; ")))
 	}
@@ -556,7 +599,7 @@ th{background:#eee}td:first-child,th:first-child,.deploy td:nth-child(2),.deploy
 	io.WriteString(w, "</table>\n")
 	jobs := "the jobs of two or more nodes"
 	if cur := p.reportOf(KindCurrent); cur != nil && cur.Metrics != nil {
-		jobs = fmt.Sprintf("the %d jobs of two or more nodes", cur.Metrics.Jobs)
+		jobs = fmt.Sprintf("the %s of two or more nodes", textin.CountNoun(cur.Metrics.Jobs, "job"))
 	}
 	fmt.Fprintf(w, "<p>Metrics over %s. Pending: jobs Slurm would leave pending under the deployment (no switch or block holds them; replayed on the lowest free nodes so that every deployment runs the same schedule); refused: jobs Slurm would refuse at submission; a deployment with either is not recommended.", e(jobs))
 	if waited {

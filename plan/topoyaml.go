@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/procalloc/procalloc/alloc"
+	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/slurm"
 	"github.com/procalloc/procalloc/topo"
 )
@@ -99,50 +100,56 @@ func (p *Plan) readTopologyYAML(ctx context.Context) error {
 // names the warning ("topology T names"), file is the file's kind.
 func (p *Plan) checkTopologyNodes(t *slurm.Topology, at, names, file string) error {
 	opt := p.opt
-	known, unknown, firstLine, first := 0, 0, 0, ""
-	for line, ns := range topologyNodes(t) {
+	known, unknown, firstAt, first := 0, 0, "", ""
+	for where, ns := range topologyNodes(t) {
 		for _, n := range ns {
 			if _, ok := p.confNodes[n]; ok {
 				known++
 				continue
 			}
 			if unknown++; unknown == 1 {
-				firstLine, first = line, n
+				firstAt, first = where, n
 			}
 		}
 	}
 	switch {
 	case unknown > 0 && known == 0:
-		return &InputError{opt.TopologyConfPath, fmt.Errorf("%snone of its %d nodes is a node of %s (line %d names %s; slurm.conf's first nodes: %s): is it this cluster's %s?", at, unknown, opt.SlurmConfPath, firstLine, first, strings.Join(nodeNames(p.nodes[:min(3, len(p.nodes))]), ", "), file)}
+		return &InputError{opt.TopologyConfPath, fmt.Errorf("%snone of its %d nodes is a node of %s (%s names %s; slurm.conf's first nodes: %s): is it this cluster's %s?", at, unknown, opt.SlurmConfPath, firstAt, first, strings.Join(nodeNames(p.nodes[:min(3, len(p.nodes))]), ", "), file)}
 	case unknown > 0:
-		p.Report.Warnings = append(p.Report.Warnings, fmt.Sprintf("%s line %d: %s %d nodes slurm.conf lacks (line %d: %s): slurmctld leaves them out (\"Invalid hostnames in ... configuration\"), and so does the emulation", opt.TopologyConfPath, firstLine, names, unknown, firstLine, first))
+		// A line of the file itself named with the file, one of a file its
+		// Include lines name by that file (as the reader's messages do).
+		if strings.HasPrefix(firstAt, "line ") {
+			firstAt = opt.TopologyConfPath + " " + firstAt
+		}
+		p.Report.Warnings = append(p.Report.Warnings, fmt.Sprintf("%s: %s %s slurm.conf lacks (first: %s): slurmctld leaves such names out (\"Invalid hostnames in ... configuration\"), and so does the emulation", firstAt, names, textin.CountNoun(unknown, "node"), first))
 	}
 	return nil
 }
 
-// topologyNodes lists t's nodes by the line that names them: a tree's leaves,
-// a block's nodes, a torus's, a ring's.
-func topologyNodes(t *slurm.Topology) func(yield func(int, []string) bool) {
-	return func(yield func(int, []string) bool) {
+// topologyNodes lists t's nodes by the line that names them ("line N", or
+// "FILE line N" in a file a topology.conf's Include lines name): a tree's
+// leaves, a block's nodes, a torus's, a ring's.
+func topologyNodes(t *slurm.Topology) func(yield func(string, []string) bool) {
+	return func(yield func(string, []string) bool) {
 		switch {
 		case t.Tree != nil:
 			for _, s := range t.Tree.Switches {
-				if s.Level == 0 && !yield(s.Line, s.Nodes) {
+				if s.Level == 0 && !yield(slurm.LineRef(s.File, s.Line), s.Nodes) {
 					return
 				}
 			}
 		case t.Blocks != nil:
 			for _, b := range t.Blocks.Blocks {
-				if !yield(b.Line, b.Nodes) {
+				if !yield(slurm.LineRef(b.File, b.Line), b.Nodes) {
 					return
 				}
 			}
 		case t.Torus != nil:
 			// Positions its regions leave empty ("") are no names.
-			yield(t.Torus.Line, slices.DeleteFunc(slices.Clone(t.Torus.Nodes), func(n string) bool { return n == "" }))
+			yield(slurm.LineRef("", t.Torus.Line), slices.DeleteFunc(slices.Clone(t.Torus.Nodes), func(n string) bool { return n == "" }))
 		case t.Rings != nil:
 			for _, r := range t.Rings.Rings {
-				if !yield(r.Line, r.Nodes) {
+				if !yield(slurm.LineRef(r.File, r.Line), r.Nodes) {
 					return
 				}
 			}
@@ -393,10 +400,7 @@ func (p *Plan) siteRings(in *slurm.Rings, what string, rn func(string) string) (
 			}
 		}
 		if known > slurm.MaxRingSize {
-			at := fmt.Sprintf("line %d", r.Line)
-			if r.File != "" {
-				at = r.File + " " + at
-			}
+			at := slurm.LineRef(r.File, r.Line)
 			return nil, &InputError{p.opt.TopologyConfPath, fmt.Errorf("%s: %sring %s has %d of slurm.conf's nodes; Slurm's rings hold at most %d (ring_record.c, ring_record_validate: \"Ring (%s) is bigger than %d\", fatal)", at, what, r.Name, known, slurm.MaxRingSize, r.Name, slurm.MaxRingSize)}
 		}
 		r.Nodes = ns

@@ -471,7 +471,7 @@ func TestTopologyYAMLErrors(t *testing.T) {
 		{name: "a bad topology.yaml", ver: Version{26, 5, 0}, conf: all + "\n", topology: treeY + "- topology: b\n  block:\n    blocks:\n      - block: b1\n        nodes: node[01-04]\n      - block: b1\n        nodes: node[05-08]\n",
 			wantErr: []string{"topology.yaml", "line", "b1"}},
 		{name: "some nodes slurm.conf lacks", ver: Version{26, 5, 0}, conf: all + "\n", topology: strings.Replace(treeY, "node[01,05,09,13]", "node[01,05,09,13,17]", 1),
-			wantWarn: []string{"topology.yaml line 5", "topology fabric names 1 nodes slurm.conf lacks", "node17"}},
+			wantWarn: []string{"topology.yaml line 5", "topology fabric names 1 node slurm.conf lacks", "node17"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			opt := sampleOptions(t, false)

@@ -83,8 +83,20 @@ func (p *Plan) checkWorkload() error {
 		return &InputError{p.opt.TracePath, fmt.Errorf("no jobs to replay")}
 	}
 	p.Jobs = tr.Jobs
+	if p.opt.From != "" || p.opt.To != "" {
+		// The window's jobs, cut as sim cuts them (Spec.From, Spec.To).
+		from, to, err := tr.WindowBounds(p.opt.From, p.opt.To)
+		if err != nil {
+			return &InputError{p.opt.TracePath, err}
+		}
+		if p.Jobs, err = sim.Window(tr.Jobs, from, to); err != nil {
+			return &InputError{p.opt.TracePath, err}
+		}
+		w.Jobs = len(p.Jobs)
+		w.Window = &HistoryWindow{From: p.opt.From, To: p.opt.To, FromSeconds: from, ToSeconds: to, Jobs: len(p.Jobs), HistoryJobs: len(tr.Jobs)}
+	}
 	var big []string
-	for _, j := range tr.Jobs {
+	for _, j := range p.Jobs {
 		if j.Procs > n {
 			big = append(big, fmt.Sprintf("job %d (line %d, %d nodes)", j.ID, j.Line, j.Procs))
 		}
@@ -138,7 +150,7 @@ func (p *Plan) checkWorkload() error {
 				return &InputError{p.opt.TracePath, fmt.Errorf("every job of the history names a host that is not a compute host: %s", d.Note())}
 			}
 			p.Jobs, w.Jobs, w.DroppedUnknownHosts = kept, len(kept), &d
-			p.Report.Caveats = append(p.Report.Caveats, fmt.Sprintf("%s: the replays and the recommendation rest on the %d jobs kept", d.Note(), len(kept)))
+			p.Report.Caveats = append(p.Report.Caveats, fmt.Sprintf("%s: the replays and the recommendation rest on the %s kept", d.Note(), textin.CountNoun(len(kept), "job")))
 		}
 	}
 	// Each host of a history's table is checked once, when a job first names it

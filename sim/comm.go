@@ -65,6 +65,10 @@ type CommSummary struct {
 	// trace's load the network replay kept. --msgs-per-second x --cycle-seconds
 	// sets it (docs/comm.md, "The cycle length"); 0 when the jobs have no run time.
 	RunTimeFraction float64 `json:"run_time_fraction"`
+	// DistanceClasses is the message engine's distance classes per
+	// router-to-router link (netsim.Engine.DistanceClasses), on a graph whose routes
+	// could wait in a cycle; 0 (absent) elsewhere and with the flit engine.
+	DistanceClasses int `json:"distance_classes,omitempty"`
 	// Engine is "flit" with the flit engine, whose configuration Flit gives
 	// (RouterDelay is then 0); both are absent with the message engine.
 	Engine string       `json:"engine,omitempty"`
@@ -105,19 +109,21 @@ type FlitSummary struct {
 	FlitHops         int64 `json:"flit_hops"`             // router-to-router links crossed by all flits of the replay
 }
 
-// deadlockHint says how to replay without the deadlock just met: the message
-// engine has no virtual channels, and shortest paths on a graph or minimal routes
-// on a dragonfly can wait for each other in a cycle under load; the flit engine's
-// distance classes cannot (docs/comm.md, "Deadlock").
+// deadlockHint says how to replay without the deadlock just met: shortest paths on
+// a graph or minimal routes on a dragonfly can wait for each other in a cycle
+// under load over the flit engine's virtual channels; distance classes cannot,
+// the message engine's (on by itself wherever the routing could deadlock) and the
+// flit engine's --hop-classes (docs/comm.md, "Deadlock").
 func (c *Comm) deadlockHint() string {
-	const classes = "distance classes cannot deadlock: --engine flit --hop-classes with --vcs at least the longest route in router-to-router links (3 on a dragonfly; Engine flit, Flit.HopClasses, Flit.VCs)"
-	if c.Engine == EngineFlit && !c.Flit.HopClasses {
-		return "this routing's virtual channels can wait in a cycle; " + classes
+	const message = "the message engine (--engine message, the default) gives a graph's or dragonfly's links distance classes and cannot deadlock"
+	const flit = "--hop-classes with --vcs at least the longest route in router-to-router links (3 on a dragonfly; Flit.HopClasses, Flit.VCs)"
+	switch {
+	case c.Engine == EngineFlit && !c.Flit.HopClasses:
+		return "this routing's virtual channels can wait in a cycle; distance classes cannot: " + message + ", or keep the flit engine with " + flit
+	case c.Engine == EngineFlit:
+		return "with --hop-classes, raise --vcs to at least the longest route in router-to-router links (Flit.VCs), or use " + message
 	}
-	if c.Engine == EngineFlit {
-		return "with --hop-classes, raise --vcs to at least the longest route in links (Flit.VCs)"
-	}
-	return "the message engine has no virtual channels, so routes on a graph or a dragonfly can wait in a cycle under load; " + classes
+	return "the message engine's distance classes should rule this out (docs/comm.md, \"Deadlock\"); please report it with the command that met it"
 }
 
 // The ranges Comm accepts: beyond them a job's message count or a time in cycles
@@ -406,6 +412,9 @@ func commSummary(res []JobResult, k int, first, last int64, cfg Config, em *jobE
 	}
 	if last > first {
 		cs.MaxLinkLoad = float64(st.MaxLinkMessages*msgFlits) / float64(last-first)
+	}
+	if e := wl.Engine(); e != nil {
+		cs.DistanceClasses = e.DistanceClasses()
 	}
 	if f := wl.Flit(); f != nil {
 		fc := f.Config()

@@ -175,8 +175,11 @@ func TestStaticRouteMetricsWithoutComm(t *testing.T) {
 
 func TestCommDeadlockSaysWhatToDo(t *testing.T) {
 	// On a 5-ring the shortest routes of i -> i+2 wait for each other in a cycle
-	// (netsim's TestDeadlockReported); a 5-node all-to-all job sends them together.
-	// The replay's error says so once, with the cycle, and names the way out.
+	// over one channel a link (netsim's TestDeadlockReported); a 5-node all-to-all
+	// job sends them together. The message engine gives the ring's links distance
+	// classes, so the replay runs to its end; the flit engine with one virtual
+	// channel and no --hop-classes deadlocks, and its error says so once, with the
+	// cycle, and names the ways out: the message engine or --hop-classes.
 	g, err := topo.ReadGraph(strings.NewReader("n0 n1\nn1 n2\nn2 n3\nn3 n4\nn4 n0\n"))
 	if err != nil {
 		t.Fatal(err)
@@ -189,14 +192,73 @@ func TestCommDeadlockSaysWhatToDo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := Config{Machine: g, Alloc: a, TaskOrder: TaskOrderSorted,
-		Comm: &Comm{Pattern: pat, Params: netsim.Params{MessageFlits: 50, RouterDelay: 1, FlitBytes: 8}, MessagesPerSecond: 1, CycleSeconds: 1, Seed: 1}}
-	_, err = Run(context.Background(), []Job{{ID: 1, Procs: 5, Runtime: 100, Estimate: -1}}, cfg)
+	comm := Comm{Pattern: pat, Params: netsim.Params{MessageFlits: 50, RouterDelay: 1, FlitBytes: 8}, MessagesPerSecond: 1, CycleSeconds: 1, Seed: 1}
+	cfg := Config{Machine: g, Alloc: a, TaskOrder: TaskOrderSorted, Comm: &comm}
+	jobs := []Job{{ID: 1, Procs: 5, Runtime: 100, Estimate: -1}}
+	res, err := Run(context.Background(), jobs, cfg)
+	if err != nil {
+		t.Fatalf("message engine: %v, want the replay to finish (distance classes)", err)
+	}
+	if got := res.PerJob[0].Messages; got != 100 {
+		t.Fatalf("message engine: %d messages delivered, want the quota 100", got)
+	}
+	if c := res.Comm.DistanceClasses; c != 2 {
+		t.Fatalf("message engine: %d distance classes reported, want 2 (a 5-ring's longest route)", c)
+	}
+	fc := netsim.DefaultFlitConfig(g)
+	fc.PacketFlits = 50
+	flit := comm
+	flit.Engine, flit.Flit = EngineFlit, fc
+	cfg.Comm = &flit
+	_, err = Run(context.Background(), jobs, cfg)
 	if !errors.Is(err, netsim.ErrDeadlock) {
-		t.Fatalf("err = %v, want a deadlock", err)
+		t.Fatalf("flit engine, one VC: err = %v, want a deadlock", err)
 	}
 	msg := err.Error()
-	if strings.Count(msg, "at cycle") != 1 || !strings.Contains(msg, "--hop-classes") {
-		t.Errorf("deadlock error %q: want the cycle once and the way out (--engine flit --hop-classes)", msg)
+	if strings.Count(msg, "at cycle") != 1 || !strings.Contains(msg, "--engine message") || !strings.Contains(msg, "--hop-classes") {
+		t.Errorf("deadlock error %q: want the cycle once and the ways out (--engine message, --hop-classes)", msg)
+	}
+}
+
+// TestCommDragonflyRunsToTheEnd: KTH-SP2's first 869 jobs (docs/comm.md's window
+// to 1996-10-08 has as many) on a 104-host dragonfly under bf:rcm deadlocked the
+// message engine under all-to-all and random (one channel a link, minimal routes
+// waiting in a cycle); with distance classes the replays run to their end, every
+// job sends its whole quota, and the summary reports the 3 classes.
+func TestCommDragonflyRunsToTheEnd(t *testing.T) {
+	tr, err := ReadTraceFile("testdata/KTH-SP2-1996-2.converted.txt.gz", ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs := tr.Jobs[:869]
+	m, err := topo.ParseMachine("dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=13")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"all-to-all", "random"} {
+		a, err := alloc.Parse("bf:rcm", m, alloc.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pat, err := netsim.ParsePattern(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := Config{Machine: m, Alloc: a, TaskOrder: TaskOrderSorted,
+			Comm: &Comm{Pattern: pat, Params: netsim.DefaultParams(), MessagesPerSecond: 1, CycleSeconds: DefaultCycleSeconds, Seed: 1}}
+		res, err := Run(context.Background(), jobs, cfg)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var msgs int64
+		for i, r := range res.PerJob {
+			if want := jobs[i].Runtime; r.Messages != want {
+				t.Fatalf("%s: job %d sent %d messages, quota %d", name, r.ID, r.Messages, want)
+			}
+			msgs += r.Messages
+		}
+		if len(res.PerJob) != len(jobs) || res.Comm.Messages != msgs || res.Comm.DistanceClasses != 3 {
+			t.Fatalf("%s: %d of %d jobs, %d messages delivered (jobs: %d), %d classes", name, len(res.PerJob), len(jobs), res.Comm.Messages, msgs, res.Comm.DistanceClasses)
+		}
 	}
 }

@@ -145,7 +145,8 @@ type Engine string
 // The network models (docs/comm.md).
 const (
 	// EngineMessage is the message-level wormhole model (netsim.Engine): a message
-	// holds its whole path, no virtual channels or buffers. It is the replays'
+	// holds its whole path, no buffers; dateline channels on tori and distance
+	// classes on graphs whose routes could deadlock. It is the replays'
 	// default: about ten times faster per hop than the flit engine, and the model
 	// the published replays (docs/comm-bunde2004.md) were run and pinned with.
 	EngineMessage Engine = ""

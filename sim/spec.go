@@ -271,13 +271,7 @@ func (s *Spec) Validate() error {
 	if s.Format != FormatDetect && !slices.Contains(formats, s.Format) {
 		add(fieldErr("Format", strconv.Quote(textin.Clip(string(s.Format))), "%s", wantChoice(string(s.Format), formats)))
 	}
-	for _, w := range []struct{ field, v string }{{"From", s.From}, {"To", s.To}} {
-		if w.v != "" {
-			if err := checkWindowTime(w.v); err != nil {
-				add(fieldErr(w.field, "", "%v", err))
-			}
-		}
-	}
+	errs = append(errs, windowErrors(s.From, s.To)...)
 	for _, v := range []struct {
 		field string
 		val   float64
@@ -289,10 +283,8 @@ func (s *Spec) Validate() error {
 	if s.MaxJobs < 0 {
 		add(fieldErr("MaxJobs", strconv.Itoa(s.MaxJobs), "must not be negative (0: the default, %d)", DefaultMaxJobs))
 	}
-	if s.TimeZone != "" {
-		if _, err := time.LoadLocation(s.TimeZone); err != nil {
-			add(fieldErr("TimeZone", strconv.Quote(textin.Clip(s.TimeZone)), "is not a time zone (want an IANA name such as America/New_York, or UTC)"))
-		}
+	if _, err := TimeZoneLocation(s.TimeZone); err != nil {
+		errs = append(errs, err)
 	}
 	if s.Scale.Replicate < 1 {
 		add(fieldErr("Scale.Replicate", strconv.Itoa(s.Scale.Replicate), "must be at least 1"))
@@ -384,6 +376,42 @@ func (s *Spec) Validate() error {
 	return errors.Join(errs...)
 }
 
+// windowErrors are the errors of a window's ends (Spec.From, Spec.To) seen
+// without the trace, each a *FieldError.
+func windowErrors(from, to string) []error {
+	var errs []error
+	for _, w := range []struct{ field, v string }{{"From", from}, {"To", to}} {
+		if w.v != "" {
+			if err := checkWindowTime(w.v); err != nil {
+				errs = append(errs, fieldErr(w.field, "", "%v", err))
+			}
+		}
+	}
+	return errs
+}
+
+// CheckWindow returns the errors of a window's ends from and to, as Spec.From
+// and Spec.To read them, that can be seen without the trace (neither seconds
+// nor a date), each a *FieldError naming From or To, joined; nil when there
+// are none. A command that windows a history outside a Spec (procalloc plan)
+// checks its flags with it, and cuts the history with Trace.WindowBounds and
+// Window.
+func CheckWindow(from, to string) error { return errors.Join(windowErrors(from, to)...) }
+
+// TimeZoneLocation is the time zone an sacct trace's times are read in
+// (Spec.TimeZone, ReadOptions.Location): nil for "" (time.Local, the zone of
+// TZ), else the IANA zone, or a *FieldError naming TimeZone.
+func TimeZoneLocation(tz string) (*time.Location, error) {
+	if tz == "" {
+		return nil, nil
+	}
+	loc, err := time.LoadLocation(tz)
+	if err != nil {
+		return nil, fieldErr("TimeZone", strconv.Quote(textin.Clip(tz)), "is not a time zone (want an IANA name such as America/New_York, or UTC)")
+	}
+	return loc, nil
+}
+
 // checkWindowTime checks the syntax of a From or To value.
 func checkWindowTime(s string) error {
 	if v, err := strconv.ParseInt(s, 10, 64); err == nil {
@@ -446,6 +474,33 @@ func WindowTime(s string, tr *Trace) (int64, error) {
 	return 0, fmt.Errorf("%q is neither seconds nor a date YYYY-MM-DD[THH:MM:SS]", s)
 }
 
+// WindowBounds resolves a window's ends from and to, as Spec.From and Spec.To
+// give them ("" an open end; WindowTime), to seconds from tr's start for
+// Window (to 0: open). Errors are *FieldError values naming From or To: an end
+// that is no time of tr, a window ending at or before the trace's start or
+// its other end.
+func (tr *Trace) WindowBounds(from, to string) (int64, int64, error) {
+	f, t := int64(0), int64(0)
+	var err error
+	if from != "" {
+		if f, err = WindowTime(from, tr); err != nil {
+			return 0, 0, fieldErr("From", "", "%v", err)
+		}
+	}
+	if to != "" {
+		if t, err = WindowTime(to, tr); err != nil {
+			return 0, 0, fieldErr("To", "", "%v", err)
+		}
+		if t <= 0 {
+			return 0, 0, fieldErr("To", to, "the window must end after the trace's start")
+		}
+		if t <= f {
+			return 0, 0, fieldErr("To", to, "the window must end after {From} %s (%d s <= %d s from the trace's start)", from, t, f)
+		}
+	}
+	return f, t, nil
+}
+
 // ReadTrace reads the spec's trace: TraceData as it is, else TraceReader, else the
 // file Trace, in Format, skipping bad lines when SkipBad.
 func (s *Spec) ReadTrace() (*Trace, error) { return s.ReadTraceContext(context.Background()) }
@@ -485,19 +540,20 @@ func (s *Spec) ReadTraceContext(ctx context.Context) (*Trace, error) {
 			}
 		}
 	}
-	if s.TimeZone != "" {
-		loc, err := time.LoadLocation(s.TimeZone)
-		if err != nil {
-			return nil, fieldErr("TimeZone", strconv.Quote(textin.Clip(s.TimeZone)), "is not a time zone: %v", err)
-		}
-		opt.Location = loc
+	loc, err := TimeZoneLocation(s.TimeZone)
+	if err != nil {
+		return nil, err
 	}
+	opt.Location = loc
 	tr, err := ReadTrace(textin.ContextReader(ctx, r), opt)
 	if err != nil && ctx.Err() != nil {
 		return nil, context.Cause(ctx)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Path(s.Trace), err)
+	}
+	if opt.MarkHosts && tr.Format == FormatSacct {
+		tr.hostsRead, tr.hostsMax = opt.Hosts, opt.MaxHosts // Prepare's drop goes by the marks (dropMarked)
 	}
 	return tr, nil
 }
@@ -627,22 +683,9 @@ func (s *Spec) PrepareContext(ctx context.Context) (*Replay, error) {
 	rp := &Replay{Spec: *s, Machine: m, Trace: tr, Jobs: tr.Jobs, files: files}
 	rp.Spec.Machine = m
 	if s.From != "" || s.To != "" {
-		from, to := int64(0), int64(0)
-		if s.From != "" {
-			if from, err = WindowTime(s.From, tr); err != nil {
-				return nil, fieldErr("From", "", "%v", err)
-			}
-		}
-		if s.To != "" {
-			if to, err = WindowTime(s.To, tr); err != nil {
-				return nil, fieldErr("To", "", "%v", err)
-			}
-			if to <= 0 {
-				return nil, fieldErr("To", s.To, "the window must end after the trace's start")
-			}
-			if to <= from {
-				return nil, fieldErr("To", s.To, "the window must end after {From} %s (%d s <= %d s from the trace's start)", s.From, to, from)
-			}
+		from, to, err := tr.WindowBounds(s.From, s.To)
+		if err != nil {
+			return nil, err
 		}
 		if rp.Jobs, err = Window(rp.Jobs, from, to); err != nil {
 			return nil, fmt.Errorf("%s: %w", s.Trace, err)
@@ -652,11 +695,13 @@ func (s *Spec) PrepareContext(ctx context.Context) (*Replay, error) {
 	// (DropUnknownHosts: those the read marked, ReadOptions.MarkHosts), else
 	// refused or skipped (SkipBad) below.
 	if names := s.nodeNames(m); s.DropUnknownHosts && (alloc.IsAsRun(s.Alloc) || s.SlurmConf != "") && names != nil {
-		known := make(map[string]bool, len(names))
-		for _, h := range names {
-			known[h] = true
-		}
-		rp.Jobs, rp.DroppedUnknownHosts = DropUnknownHosts(rp.Jobs, func(h string) bool { return known[h] })
+		rp.Jobs, rp.DroppedUnknownHosts = tr.dropMarked(rp.Jobs, func() func(string) bool {
+			known := make(map[string]bool, len(names))
+			for _, h := range names {
+				known[h] = true
+			}
+			return func(h string) bool { return known[h] }
+		})
 		rp.DroppedUnknownHosts.Lacking = m.Spec()
 		if len(rp.Jobs) == 0 {
 			return nil, fmt.Errorf("%s: no job left to replay: %s", s.Trace, rp.DroppedUnknownHosts.Note())

@@ -66,6 +66,13 @@ type Trace struct {
 	// record names a host not in ReadOptions.Hosts, by the job's Line
 	// (notHosts refuses or skips those a replay keeps).
 	notHost map[int]*ParseError
+	// hostsRead, read with ReadOptions.MarkHosts, is the table of the
+	// machine's names every checked NodeList was looked up in
+	// (ReadOptions.Hosts): a job without a mark names none but them
+	// (dropMarked); nil otherwise. hostsMax is ReadOptions.MaxHosts then: the
+	// read does not check the NodeList of a job of more (slurm.SacctOptions).
+	hostsRead *hostlist.Table
+	hostsMax  int
 }
 
 // ReadOptions tune ReadTrace.
@@ -543,10 +550,56 @@ func DropUnknownHosts(jobs []Job, known func(host string) bool) ([]Job, HostsDro
 	return out, d
 }
 
+// dropMarked is DropUnknownHosts (known: the machine's names) over jobs, a
+// window of tr's, done on the read's marks when tr was read with
+// ReadOptions.MarkHosts (tr.hostsRead): the read looked every checked
+// NodeList's names up in the machine's, once each, and marked the records
+// naming another (notHost), so a job without a mark is kept as it is and only
+// the marked jobs are walked for the drop's counts, their names looked up in
+// the table the read used. The jobs whose NodeList the read did not check
+// (a size over ReadOptions.MaxHosts: an sacct history sized by NCPUS) are
+// walked too. Without marks (a trace read otherwise, Spec.TraceData), every
+// job is walked with known. Same jobs kept, same HostsDropped either way
+// (TestDropMarkedIsDropUnknownHosts); BenchmarkDropUnknownHosts at 131,072
+// hosts and 100,000 jobs: 61-90 ms -> 17-18 ms, beside a read of 0.7-1.2 s.
+func (tr *Trace) dropMarked(jobs []Job, known func() func(host string) bool) ([]Job, HostsDropped) {
+	if tr.hostsRead == nil {
+		return DropUnknownHosts(jobs, known())
+	}
+	var walked []Job
+	var walk []bool // of each job
+	for i, j := range jobs {
+		if tr.notHost[j.Line] != nil || tr.hostsMax > 0 && j.Procs > tr.hostsMax && j.NodeList.Len() > 0 {
+			if walk == nil {
+				walk = make([]bool, len(jobs))
+			}
+			walk[i], walked = true, append(walked, j)
+		}
+	}
+	if len(walked) == 0 {
+		return jobs, HostsDropped{}
+	}
+	keptOf, d := DropUnknownHosts(walked, func(h string) bool { _, ok := tr.hostsRead.ID(h); return ok })
+	if d.Jobs == 0 {
+		return jobs, d
+	}
+	// The jobs kept, in order: those not walked, and the walked ones
+	// DropUnknownHosts kept (keptOf, in the same order).
+	kept := make([]Job, 0, len(jobs)-d.Jobs)
+	for i, j := range jobs {
+		if !walk[i] {
+			kept = append(kept, j)
+		} else if len(keptOf) > 0 && keptOf[0].Line == j.Line {
+			kept, keptOf = append(kept, j), keptOf[1:]
+		}
+	}
+	return kept, d
+}
+
 // Note is the note of a drop: "dropped N jobs naming M hosts LACKING lacks
-// (first: job J line L host H)".
+// (first: job J line L host H)", each count singular for 1.
 func (d HostsDropped) Note() string {
-	return fmt.Sprintf("dropped %d jobs naming %d hosts %s lacks (first: job %d line %d host %s)", d.Jobs, d.Hosts, d.Lacking, d.FirstJob, d.FirstLine, d.FirstHost)
+	return fmt.Sprintf("dropped %s naming %s %s lacks (first: job %d line %d host %s)", textin.CountNoun(d.Jobs, "job"), textin.CountNoun(d.Hosts, "host"), d.Lacking, d.FirstJob, d.FirstLine, d.FirstHost)
 }
 
 // DropLarger returns the jobs of at most n processors and how many it dropped

@@ -94,7 +94,7 @@ func writeBlock(ctx context.Context, w io.Writer, o curves.Order, hosts []string
 	if levels {
 		blocks, err = newBlocks2311(recs, uint16(1)<<len(sizes)-1, len(recs)+1, look)
 	} else {
-		blocks, err = newBlocks(recs, sizes, len(recs)+1, lineRef("", len(recs)+1), 0, 0, "", func(string) {}, look)
+		blocks, err = newBlocks(recs, sizes, len(recs)+1, LineRef("", len(recs)+1), 0, 0, "", func(string) {}, look)
 	}
 	if err != nil && ctx.Err() != nil {
 		return context.Cause(ctx)

@@ -137,12 +137,12 @@ func newBlocks(recs []blockRec, sizes []int, sizesLine int, sizesAt string, leve
 // release's block plugin does.
 func checkBlockName(r blockRec, seen map[string]string) error {
 	if r.name == "" {
-		return fmt.Errorf("%s: a block without a name", lineRef(r.file, r.line))
+		return fmt.Errorf("%s: a block without a name", LineRef(r.file, r.line))
 	}
 	if prev, dup := seen[r.name]; dup {
-		return fmt.Errorf("%s: block %s already defined on %s", lineRef(r.file, r.line), r.name, prev)
+		return fmt.Errorf("%s: block %s already defined on %s", LineRef(r.file, r.line), r.name, prev)
 	}
-	seen[r.name] = lineRef(r.file, r.line)
+	seen[r.name] = LineRef(r.file, r.line)
 	return nil
 }
 
@@ -162,13 +162,13 @@ func newBlocks2311(recs []blockRec, levels uint16, levelsLine int, look *timelim
 			return nil, err
 		}
 		if len(r.nodes) == 0 {
-			return nil, fmt.Errorf("%s: block %s has no Nodes=; Slurm 23.11, which reads BlockLevels=, needs them (\"block %s hasn't got nodes\", fatal)", lineRef(r.file, r.line), r.name, r.name)
+			return nil, fmt.Errorf("%s: block %s has no Nodes=; Slurm 23.11, which reads BlockLevels=, needs them (\"block %s hasn't got nodes\", fatal)", LineRef(r.file, r.line), r.name, r.name)
 		}
 		n := distinctCount(r.nodes)
 		if b.Base == 0 {
 			b.Base = n
 		} else if n != b.Base {
-			return nil, fmt.Errorf("%s: block %s has %d nodes, the first block %s %d; Slurm 23.11, which reads BlockLevels=, needs every block of the first one's size (\"children count no equal bblock_node_cnt\", fatal)", lineRef(r.file, r.line), r.name, n, recs[0].name, b.Base)
+			return nil, fmt.Errorf("%s: block %s has %d nodes, the first block %s %d; Slurm 23.11, which reads BlockLevels=, needs every block of the first one's size (\"children count no equal bblock_node_cnt\", fatal)", LineRef(r.file, r.line), r.name, n, recs[0].name, b.Base)
 		}
 		b.Blocks = append(b.Blocks, Block{Name: r.name, Line: r.line, File: r.file, Nodes: r.nodes})
 	}

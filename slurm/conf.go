@@ -967,7 +967,7 @@ type ConfPartition struct {
 
 // Where names the partition's line in messages: "line N", or "FILE line N"
 // in an included file.
-func (p *ConfPartition) Where() string { return lineRef(p.File, p.Line) }
+func (p *ConfPartition) Where() string { return LineRef(p.File, p.Line) }
 
 // DefaultPartition is the partition jobs submitted without -p go to: the last of
 // parts with Default=YES, as slurmctld reads them (a later one replaces an

@@ -754,7 +754,7 @@ func yamlTopologyOf(ctx context.Context, pick *yaml.Node) (out *Topology, flat b
 			}
 			sizesLine = bs.Line
 		}
-		if out.Blocks, err = newBlocks(recs, sizes, sizesLine, lineRef("", sizesLine), 0, 0, "", warn, &look); err != nil {
+		if out.Blocks, err = newBlocks(recs, sizes, sizesLine, LineRef("", sizesLine), 0, 0, "", warn, &look); err != nil {
 			return nil, false, err
 		}
 	case yamlChild(pick, "torus3d") != nil:

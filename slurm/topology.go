@@ -137,9 +137,9 @@ type Ring struct {
 func (r *Rings) Where(i int) string {
 	rg := &r.Rings[i]
 	if rg.File == "" && r.Format != "" {
-		return r.Format + " " + lineRef("", rg.Line)
+		return r.Format + " " + LineRef("", rg.Line)
 	}
-	return lineRef(rg.File, rg.Line)
+	return LineRef(rg.File, rg.Line)
 }
 
 // addRing appends rg to rs with the checks both formats share: a name given
@@ -151,10 +151,10 @@ func (r *Rings) Where(i int) string {
 // (Slurm counts only those): alloc's slurm:ring, plan. seen maps the names
 // so far to their index in rs.
 func (rs *Rings) addRing(rg Ring, seen map[string]int) error {
-	at := lineRef(rg.File, rg.Line)
+	at := LineRef(rg.File, rg.Line)
 	if j, dup := seen[rg.Name]; dup {
 		first := &rs.Rings[j]
-		return fmt.Errorf("%s: ring %s defined twice (first on %s; Slurm: \"Ring (%s) has already been defined\", fatal)", at, textin.Clip(rg.Name), lineRef(first.File, first.Line), textin.Clip(rg.Name))
+		return fmt.Errorf("%s: ring %s defined twice (first on %s; Slurm: \"Ring (%s) has already been defined\", fatal)", at, textin.Clip(rg.Name), LineRef(first.File, first.Line), textin.Clip(rg.Name))
 	}
 	pos := make(map[string]int, len(rg.Nodes))
 	for i, n := range rg.Nodes {
@@ -183,11 +183,12 @@ func (t *Topology) RingsOf() (*Rings, error) {
 
 // where names the switch's line in messages: "line N", or "FILE line N" in an
 // included file.
-func (s *Switch) where() string { return lineRef(s.File, s.Line) }
+func (s *Switch) where() string { return LineRef(s.File, s.Line) }
 
-// lineRef names line of file in messages: "line N" in the file read, "FILE line
-// N" in a file its Include lines name (as ConfLine.Where does).
-func lineRef(file string, line int) string {
+// LineRef names line of file in messages: "line N" in the file read, "FILE line
+// N" in a file its Include lines name (as ConfLine.Where does): the one way a
+// configuration file's line is named, here and by its callers (plan).
+func LineRef(file string, line int) string {
 	if file == "" {
 		return fmt.Sprintf("line %d", line)
 	}
@@ -232,18 +233,18 @@ func newTree(recs []switchRec, rules treeRules, warn func(string), look *timelim
 			return nil, err
 		}
 		if r.name == "" {
-			return nil, fmt.Errorf("%s: a switch without a name", lineRef(r.file, r.line))
+			return nil, fmt.Errorf("%s: a switch without a name", LineRef(r.file, r.line))
 		}
 		if prev, dup := t.byName[r.name]; dup {
-			return nil, fmt.Errorf("%s: switch %s already defined on %s", lineRef(r.file, r.line), r.name, t.Switches[prev].where())
+			return nil, fmt.Errorf("%s: switch %s already defined on %s", LineRef(r.file, r.line), r.name, t.Switches[prev].where())
 		}
 		s := Switch{Name: r.name, Line: r.line, File: r.file, IsRoot: true}
 		switch {
 		case r.hasNodes && r.hasChildren && !rules.yaml:
-			return nil, fmt.Errorf("%s: switch %s has both Nodes= and Switches= (Slurm: \"has both child switches and nodes\"); a switch is a leaf or an upper switch", lineRef(r.file, r.line), r.name)
+			return nil, fmt.Errorf("%s: switch %s has both Nodes= and Switches= (Slurm: \"has both child switches and nodes\"); a switch is a leaf or an upper switch", LineRef(r.file, r.line), r.name)
 		case r.hasNodes:
 			if r.hasChildren {
-				warn(fmt.Sprintf("%s: switch %s has nodes and children; Slurm reads it as a leaf and ignores its children (\"Ignoring children switches\")", lineRef(r.file, r.line), r.name))
+				warn(fmt.Sprintf("%s: switch %s has nodes and children; Slurm reads it as a leaf and ignores its children (\"Ignoring children switches\")", LineRef(r.file, r.line), r.name))
 			}
 			s.Nodes = r.nodes
 			hasNodes = hasNodes || len(r.nodes) > 0
@@ -251,7 +252,7 @@ func newTree(recs []switchRec, rules treeRules, warn func(string), look *timelim
 		case r.hasChildren:
 			s.Level = -1
 		case !rules.yaml:
-			return nil, fmt.Errorf("%s: switch %s has neither Nodes= nor Switches= (Slurm 22.05 to 25.04: \"lacks children\")", lineRef(r.file, r.line), r.name)
+			return nil, fmt.Errorf("%s: switch %s has neither Nodes= nor Switches= (Slurm 22.05 to 25.04: \"lacks children\")", LineRef(r.file, r.line), r.name)
 		}
 		t.byName[r.name] = len(t.Switches)
 		t.Switches = append(t.Switches, s)
@@ -266,7 +267,7 @@ func newTree(recs []switchRec, rules treeRules, warn func(string), look *timelim
 		for _, c := range r.children {
 			j, ok := t.byName[c]
 			if !ok || j == i {
-				return nil, fmt.Errorf("%s: switch %s has invalid child switch %q (not defined, or itself)", lineRef(r.file, r.line), r.name, c)
+				return nil, fmt.Errorf("%s: switch %s has invalid child switch %q (not defined, or itself)", LineRef(r.file, r.line), r.name, c)
 			}
 			t.Switches[i].Children = append(t.Switches[i].Children, j)
 			t.Switches[j].Parent = i // the last line listing it wins, as in slurmctld
@@ -636,7 +637,7 @@ func (b *Blocks) graph(look *timelimit.Looker) (*topo.Graph, error) {
 	f.Grow(names+len(b.Blocks)+1, names+len(b.Blocks))
 	seen := make(map[string]bool, names)
 	for _, blk := range b.Blocks {
-		if err := addHosts(look, f, seen, blk.Nodes, lineRef(blk.File, blk.Line)); err != nil {
+		if err := addHosts(look, f, seen, blk.Nodes, LineRef(blk.File, blk.Line)); err != nil {
 			return nil, err
 		}
 	}
@@ -648,7 +649,7 @@ func (b *Blocks) graph(look *timelimit.Looker) (*topo.Graph, error) {
 		}
 		v := switchVertex(f, blk.Name)
 		if err := f.AddSwitch(v); err != nil {
-			return nil, fmt.Errorf("%s: block %s: %w", lineRef(blk.File, blk.Line), blk.Name, err)
+			return nil, fmt.Errorf("%s: block %s: %w", LineRef(blk.File, blk.Line), blk.Name, err)
 		}
 		used, vname = append(used, blk), append(vname, v)
 	}
@@ -670,7 +671,7 @@ func (b *Blocks) graph(look *timelimit.Looker) (*topo.Graph, error) {
 		}
 		for _, n := range blk.Nodes {
 			if err := f.Link(vname[i], n); err != nil {
-				return nil, fmt.Errorf("%s: %w", lineRef(blk.File, blk.Line), err)
+				return nil, fmt.Errorf("%s: %w", LineRef(blk.File, blk.Line), err)
 			}
 		}
 		if root != "" {

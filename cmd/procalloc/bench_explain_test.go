@@ -72,7 +72,7 @@ func TestBenchDropLarger(t *testing.T) {
 		t.Errorf("refused: exit %d, %q", code, stderr)
 	}
 	code, out, stderr := runCLI(t, "", append(base, "--drop-larger")...)
-	if code != 0 || !strings.Contains(out, "first 3 jobs (1 jobs larger than the machine dropped)") {
+	if code != 0 || !strings.Contains(out, "first 3 jobs (1 job larger than the machine dropped)") {
 		t.Errorf("--drop-larger: exit %d, %q %q", code, out, stderr)
 	}
 	if code, _, stderr := runCLI(t, "", "bench", "--machine", "mesh:4x4", "--alloc", "bf:hilbert", "--drop-larger"); code != 2 || !strings.Contains(stderr, "--drop-larger goes with --trace") {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/procalloc/procalloc/alloc"
 	"github.com/procalloc/procalloc/bench"
+	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/plot"
 	"github.com/procalloc/procalloc/sim"
 	"github.com/procalloc/procalloc/topo"
@@ -237,7 +238,7 @@ func benchTrace(ctx context.Context, e *env, m topo.Machine, trace, format, sche
 	}
 	name := fmt.Sprintf("trace %s, %s scheduling, first %d jobs", trace, sim.Sched(sched).String(), len(all))
 	if rp.DroppedLarger > 0 {
-		name += fmt.Sprintf(" (%d jobs larger than the machine dropped)", rp.DroppedLarger)
+		name += fmt.Sprintf(" (%s larger than the machine dropped)", textin.CountNoun(rp.DroppedLarger, "job"))
 	}
 	return bench.TraceWorkload(ctx, name, all, m, s.Sched)
 }

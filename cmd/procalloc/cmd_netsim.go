@@ -135,9 +135,10 @@ stage delay BookSim2 runs (docs/comm.md, "The flit engine against BookSim2"), wh
 was 7-20% low on saturation and 40-50% low on zero-load latency.
 
 --engine message is the message-level wormhole model that "sim --comm" uses: a
-message holds its whole path, no virtual channels or buffers; a node sends one
-message at a time, to a random other node; routes are dimension-ordered, ties in the
-positive direction, with dateline virtual channels on tori. It is faster and is what
+message holds its whole path, no buffers; a node sends one message at a time, to a
+random other node; routes are dimension-ordered, ties in the positive direction, with
+dateline virtual channels on tori, and distance classes on graphs and dragonflies
+whose routes could wait in a cycle (docs/comm.md, "Deadlock"). It is faster and is what
 "sim --comm", "compare" and "batch" still run.
 
 For each rate: offered (flits generated per node per cycle in the measured window),

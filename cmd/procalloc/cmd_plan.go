@@ -21,6 +21,7 @@ import (
 	"github.com/procalloc/procalloc/internal/timelimit"
 	"github.com/procalloc/procalloc/plan"
 	"github.com/procalloc/procalloc/sim"
+	"github.com/procalloc/procalloc/sim/sweep"
 	"github.com/procalloc/procalloc/slurm"
 	"github.com/procalloc/procalloc/topo"
 	"github.com/procalloc/procalloc/topo/hostlist"
@@ -35,7 +36,7 @@ func init() {
 		name:       "plan",
 		dirOutputs: []string{"o"}, // -o DIR
 		summary:    "a site's fabric, slurm.conf and job history in; the certified ordering, every Slurm deployment of it replayed on the history, a recommendation and the files to deploy it out",
-		usage:      "plan (--graph FILE | --machine SPEC (--hostlist EXPR | --hosts FILE)) --slurm-conf FILE [--slurm-conf-dir DIR] [--topology-conf FILE] [--trace FILE [--drop-unknown-hosts]] [--slurm-version V] -o DIR",
+		usage:      "plan (--graph FILE | --machine SPEC (--hostlist EXPR | --hosts FILE)) --slurm-conf FILE [--slurm-conf-dir DIR] [--topology-conf FILE] [--trace FILE [--from TIME] [--to TIME] [--tz ZONE] [--drop-unknown-hosts]] [--slurm-version V] -o DIR",
 		details: `The system engineer's job in one command. plan
   1. reads the network (--graph: ibnetdiscover with --node-name-map, a topology file,
      an edge list; or --machine with --hostlist naming its nodes) and slurm.conf (as
@@ -156,12 +157,28 @@ retired or renamed node) is an error naming the first few, unless
 --drop-unknown-hosts, which drops every job naming one and says so: "procalloc
 plan: dropped N jobs naming M hosts slurm.conf lacks (first: job J line L host
 H)", report.json workload.dropped_unknown_hosts, and the recommendation's words
-(the replays rest on the jobs kept). Ctrl-C stops
+(the replays rest on the jobs kept).
+
+--from TIME and --to TIME plan from part of the history (the last month of a year
+of sacct output) as sim cuts a trace: the jobs arriving at or after --from and
+before --to, each whole seconds from the history's start (its earliest Submit) or
+a date YYYY-MM-DD[THH:MM:SS] in the history's time zone; --tz ZONE is the zone an
+sacct history's times are in (default $TZ, else the system's: sacct prints local
+times). Only the window's jobs are replayed, and only their hosts are checked
+(--drop-unknown-hosts drops the window's jobs on retired hosts); the plan is the
+one of the history cut to the window by hand. The text report and report.html
+say it ("history window --from ...: the jobs arriving in [a s, b s) from the
+history's start, N of its M jobs"), report.json in workload.window {from, to,
+from_seconds, to_seconds, jobs, history_jobs}. A window that holds no job, ends
+before it starts or names a date the zone skips is an error, in sim's words.
+Ctrl-C stops
 every phase, a read of standard input waiting on a pipe too; nothing is written then
 (exit 130). Once the files are being written (0.05-0.1 s at 10^5 hosts) they are
 let finish: the plan is then whole, exit 130.`,
 		example: `procalloc plan --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo/testdata/fattree.node-name-map --slurm-conf plan/testdata/slurm.conf --trace sim/testdata/sacct-fattree.txt -o out/plan
 procalloc plan --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo/testdata/fattree.node-name-map --slurm-conf plan/testdata/slurm.conf --trace sim/testdata/sacct-fattree-retired.txt --drop-unknown-hosts -o out/plan
+procalloc plan --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo/testdata/fattree.node-name-map --slurm-conf plan/testdata/slurm.conf --trace sim/testdata/sacct-fattree.txt --tz UTC --from 2026-11-02T08:05:00 --to 2026-11-02T09:05:00 -o out/plan
+procalloc plan --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo/testdata/fattree.node-name-map --slurm-conf plan/testdata/slurm.conf --trace sim/testdata/sacct-fattree-retired.txt --from 300 --drop-unknown-hosts -o out/plan
 procalloc plan --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo/testdata/fattree.node-name-map --slurm-conf /etc/slurm/slurm.conf --topology-conf /etc/slurm/topology.conf --slurm-version 23.11 -o out/plan --deployment names
 procalloc plan --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo/testdata/fattree.node-name-map --slurm-conf /etc/slurm/slurm.conf --topology-conf /etc/slurm/topology.yaml --slurm-version 26.05 -o out/plan
 procalloc plan --machine torus:8x8x8 --hostlist 'nid[001-512]' --slurm-conf slurm.conf --slurm-version 26.05 --time-limit 30s -o out/torus-plan --json
@@ -177,6 +194,14 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 			confDir := fs.String("slurm-conf-dir", "", "the `DIR`ectory slurmctld reads slurm.conf from, where apply.txt installs the files (default: the directory of --slurm-conf when its path is absolute; needed for a copy, a relative name or standard input, else apply.txt says it is not known)")
 			topoConf := fs.String("topology-conf", "", "the site's topology.conf `FILE` (tree, block or, Slurm 26.05+, ring), when slurm.conf's TopologyPlugin uses one (its Include lines are read as slurm.conf's; a relative name needs it in slurm.conf's directory); or its topology.yaml (Slurm 25.05+, told apart by content: every topology read, each partition placed by its Topology=, else the cluster_default one)")
 			trace := fs.String("trace", "", "job history `FILE`: sacct -X -P output (see procalloc help sim), SWF or converted")
+			// The history's window and time zone: sim's flags (the one table,
+			// sweep.Flags), read as sim reads them (sim.CheckWindow,
+			// Trace.WindowBounds, sim.TimeZoneLocation).
+			window := map[string]*string{}
+			for _, name := range []string{"from", "to", "tz"} {
+				fl, _ := sweep.Lookup(name)
+				window[name] = fs.String(fl.Name, fl.Default, fl.Usage)
+			}
 			dropUnknown := fs.Bool("drop-unknown-hosts", false, "drop the history's jobs whose NodeList names a host that is not a compute host (a node slurm.conf no longer defines: retired or renamed), counted and said in the report, instead of refusing the history")
 			version := fs.String("slurm-version", "", "the site's Slurm `VERSION`, e.g. 22.05 (default: scontrol --version, else 22.05)")
 			weights := fs.String("weights", "list:1,0.5", "weights `SPEC` of the ordering objective F")
@@ -214,6 +239,17 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 				if err := hs.check(); err != nil {
 					return err
 				}
+				from, to := *window["from"], *window["to"]
+				if (from != "" || to != "" || *window["tz"] != "") && *trace == "" {
+					return usagef("--from, --to and --tz cut and read a history: give it with --trace FILE")
+				}
+				if err := sim.CheckWindow(from, to); err != nil {
+					return specError(err)
+				}
+				loc, err := sim.TimeZoneLocation(envTimeZone(*window["tz"]))
+				if err != nil {
+					return specError(err)
+				}
 				// The time limit counts from here: the input files are read under
 				// it (a history of millions of jobs, a fabric of 10^5 hosts take
 				// seconds), and Make's deadline is the same (Options.Start).
@@ -238,8 +274,7 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 					return err
 				}
 				noLimit := time.Duration(-1) // plan.Options: negative is no limit, 0 its default
-				opt := plan.Options{TimeLimit: cmp.Or(*limit, noLimit), Start: start, Seed: *seed, SyntheticJobs: *jobs, Threshold: *threshold, BlockSize: *blockSize}
-				var err error
+				opt := plan.Options{TimeLimit: cmp.Or(*limit, noLimit), Start: start, Seed: *seed, SyntheticJobs: *jobs, Threshold: *threshold, BlockSize: *blockSize, From: from, To: to}
 				if *deployment != "" {
 					if opt.Deployment, err = plan.ParseKind(*deployment); err != nil {
 						return usagef("--deployment: %v", err)
@@ -318,8 +353,10 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 					// checks, with the same message.
 					read := func(ctx context.Context, hosts *hostlist.Table, hostsOf string) (*sim.Trace, error) {
 						// With --drop-unknown-hosts the records naming another host are
-						// kept (marked), and Make drops their jobs.
-						tr, err := sim.ReadTrace(textin.ContextReader(ctx, r), sim.ReadOptions{MaxHosts: m.N(), Hosts: hosts, HostsOf: hostsOf, MarkHosts: *dropUnknown})
+						// kept (marked), and Make drops their jobs; with a window, too,
+						// and Make refuses (or drops) those of the window only.
+						tr, err := sim.ReadTrace(textin.ContextReader(ctx, r), sim.ReadOptions{MaxHosts: m.N(), Hosts: hosts, HostsOf: hostsOf, Location: loc,
+							MarkHosts: *dropUnknown || from != "" || to != ""})
 						if err != nil && ctx.Err() == nil {
 							if hinted := dropHint(err); hinted != nil {
 								err = hinted
@@ -358,6 +395,9 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 					if hinted := dropHint(err); hinted != nil {
 						return hinted
 					}
+				}
+				if fe := (*sim.FieldError)(nil); errors.As(err, &fe) {
+					return specError(err) // the window's ends, named by their flags, as sim names them
 				}
 				if err != nil {
 					return err
@@ -531,12 +571,15 @@ func mkdirAll(dir string, made *[]string) error {
 
 func printPlan(w io.Writer, r *plan.Report, dir string) error {
 	fmt.Fprintf(w, "recommendation  %s\n", r.Recommendation)
-	fmt.Fprintf(w, "network         %s, %d compute hosts; Slurm %s (%s)\n", r.Machine, r.Hosts, r.SlurmVersion, r.SlurmVersionSource)
-	fmt.Fprintf(w, "workload        %s, %d jobs, schedule %s\n", r.Workload.Source, r.Workload.Jobs, r.Workload.Sched)
+	fmt.Fprintf(w, "network         %s, %s; Slurm %s (%s)\n", r.Machine, textin.CountNoun(r.Hosts, "compute host"), r.SlurmVersion, r.SlurmVersionSource)
+	fmt.Fprintf(w, "workload        %s, %s, schedule %s\n", r.Workload.Source, textin.CountNoun(r.Workload.Jobs, "job"), r.Workload.Sched)
+	if hw := r.Workload.Window; hw != nil {
+		fmt.Fprintf(w, "history window  %s\n", hw.Text())
+	}
 	if len(r.Workload.Partitions) > 0 {
 		var ps []string
 		for _, pt := range r.Workload.Partitions {
-			ps = append(ps, fmt.Sprintf("%s %d jobs on %d hosts", pt.Name, pt.Jobs, pt.Hosts))
+			ps = append(ps, fmt.Sprintf("%s %s on %s", pt.Name, textin.CountNoun(pt.Jobs, "job"), textin.CountNoun(pt.Hosts, "host")))
 		}
 		fmt.Fprintf(w, "partitions      %s\n", strings.Join(ps, "; "))
 	}

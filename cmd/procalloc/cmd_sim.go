@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/netsim"
 	"github.com/procalloc/procalloc/plan"
 	"github.com/procalloc/procalloc/sim"
@@ -351,33 +352,49 @@ func readTrace(ctx context.Context, e *env, s *sim.Spec) error {
 		return err
 	}
 	if tr.Filtered > 0 {
-		e.notef("%s: %d SWF records dropped by the conversion rules (no processors, unknown run time, negative submit time, cancelled before start; see 'procalloc help sim')", s.Trace, tr.Filtered)
+		e.notef("%s: %s dropped by the conversion rules (no processors, unknown run time, negative submit time, cancelled before start; see 'procalloc help sim')", s.Trace, textin.CountNoun(tr.Filtered, "SWF record"))
 	}
 	if n, by := byReason(tr.Skipped); n > 0 {
-		e.notef("%s: %d sacct records skipped: %s", s.Trace, n, by)
+		e.notef("%s: %s skipped: %s", s.Trace, textin.CountNoun(n, "sacct record"), by)
 	}
 	if tr.HetJobs > 0 {
-		e.notef("%s: %d heterogeneous jobs replayed as one job each: their components (JobID N+0, N+1, ...) start together, on their summed nodes", s.Trace, tr.HetJobs)
+		if tr.HetJobs == 1 {
+			e.notef("%s: 1 heterogeneous job replayed as one job: its components (JobID N+0, N+1, ...) start together, on their summed nodes", s.Trace)
+		} else {
+			e.notef("%s: %d heterogeneous jobs replayed as one job each: their components (JobID N+0, N+1, ...) start together, on their summed nodes", s.Trace, tr.HetJobs)
+		}
 	}
 	zone := tr.TimeZone
 	if zone == "Local" {
 		zone = "the local zone (TZ=" + os.Getenv("TZ") + ")"
 	}
 	if n, by := byReason(tr.Impossible); n > 0 {
-		e.notef("%s: %d impossible sacct records skipped: %s (times read in %s; --tz sets the zone)", s.Trace, n, by, zone)
+		e.notef("%s: %s skipped: %s (times read in %s; --tz sets the zone)", s.Trace, textin.CountNoun(n, "impossible sacct record"), by, zone)
 	}
 	s.TraceData = tr
 	return nil
 }
 
+// skipReasonOne are the reasons slurm.ReadSacct counts records under
+// (Trace.Skipped's keys) that are plural nouns, said of one record.
+var skipReasonOne = map[string]string{
+	"job steps":                     "job step",
+	"earlier runs of requeued jobs": "earlier run of a requeued job",
+}
+
 // byReason is the total of counts by reason and each reason's count, in the
-// reasons' order ("3 job steps, 2 still running"): one note for all the
-// records a reader skipped, every count kept.
+// reasons' order ("3 job steps, 2 still running"; "1 job step" for one: the
+// reasons that are plural nouns have their singular in skipReasonOne): one note
+// for all the records a reader skipped, every count kept.
 func byReason(counts map[string]int) (total int, by string) {
 	var parts []string
 	for _, why := range slices.Sorted(maps.Keys(counts)) {
 		total += counts[why]
-		parts = append(parts, fmt.Sprintf("%d %s", counts[why], why))
+		n, say := counts[why], why
+		if one, ok := skipReasonOne[why]; ok && n == 1 {
+			say = one
+		}
+		parts = append(parts, fmt.Sprintf("%d %s", n, say))
 	}
 	return total, strings.Join(parts, ", ")
 }
@@ -498,8 +515,9 @@ sets the load: when the jobs run under 1 % of their trace node-seconds (JSON
 comm.run_time_fraction, the table's "run time / trace's") a warning says the machine is
 nearly idle (docs/comm.md, "The cycle length"). --engine picks
 the network model. message (the default) is the message-level wormhole model: a
-message holds its whole path, --router-delay cycles per hop, no virtual channels or
-buffers. flit is the flit-level model of BookSim2's input-queued router that "procalloc
+message holds its whole path, --router-delay cycles per hop, no buffers; on graphs
+and dragonflies whose routes could wait in a cycle each link has distance classes
+(a route's h-th router-to-router link is class h), so it cannot deadlock. flit is the flit-level model of BookSim2's input-queued router that "procalloc
 netsim" validates against BookSim2 (docs/comm.md): --vcs virtual channels per port
 (default 1 on a mesh, 2 on a torus, which needs at least 2), --vc-buffer flits per
 virtual channel (default 8; from 1, as in BookSim2), router stages of
@@ -700,15 +718,19 @@ procalloc sim --trace sim/testdata/sacct-fattree.txt --graph topo/testdata/topol
 
 func printSimSummary(w io.Writer, o *sim.Report, metrics sim.MetricSet, bySize bool) error {
 	s := o.Summary
-	fmt.Fprintf(w, "%s on %s, %s scheduling, compat %s: %d jobs", s.Alloc, s.Machine, s.Sched, s.Compat, s.Jobs)
+	fmt.Fprintf(w, "%s on %s, %s scheduling, compat %s: %s", s.Alloc, s.Machine, s.Sched, s.Compat, textin.CountNoun(s.Jobs, "job"))
 	if o.BadLines > 0 {
-		fmt.Fprintf(w, " (%d malformed lines skipped)", o.BadLines)
+		fmt.Fprintf(w, " (%s skipped)", textin.CountNoun(o.BadLines, "malformed line"))
 	}
 	if o.DroppedLarger > 0 {
-		fmt.Fprintf(w, " (%d jobs larger than the machine or their partition dropped)", o.DroppedLarger)
+		if o.DroppedLarger == 1 {
+			fmt.Fprintf(w, " (1 job larger than the machine or its partition dropped)")
+		} else {
+			fmt.Fprintf(w, " (%d jobs larger than the machine or their partition dropped)", o.DroppedLarger)
+		}
 	}
 	if o.DroppedUnknownHosts > 0 {
-		fmt.Fprintf(w, " (%d jobs naming %d hosts the machine lacks dropped)", o.DroppedUnknownHosts, o.UnknownHosts)
+		fmt.Fprintf(w, " (%s naming %s the machine lacks dropped)", textin.CountNoun(o.DroppedUnknownHosts, "job"), textin.CountNoun(o.UnknownHosts, "host"))
 	}
 	if s.Interrupted {
 		fmt.Fprintf(w, " (interrupted: the first %d of %d jobs, replayed before the stop)", s.Jobs, s.JobsInTrace)
@@ -740,6 +762,9 @@ func printSimSummary(w io.Writer, o *sim.Report, metrics sim.MetricSet, bySize b
 	if c := s.Comm; c != nil {
 		for _, r := range commRows {
 			t.row(r.name, r.value(&s))
+		}
+		if c.DistanceClasses > 0 {
+			t.row("distance classes per link", strconv.Itoa(c.DistanceClasses))
 		}
 		if f := c.Flit; f != nil {
 			// Short rows: one long value pushed every value of the table right.

@@ -75,7 +75,7 @@ func TestSimErrors(t *testing.T) {
 		}
 	}
 	code, out, stderr := runCLI(t, "", "sim", "--trace", bad, "--machine", "mesh:4x4", "--skip-bad", "--sched", "easy")
-	if code != 0 || !strings.Contains(out, "1 malformed lines skipped") || !strings.Contains(out, "mean total pairwise L1") {
+	if code != 0 || !strings.Contains(out, "1 malformed line skipped") || !strings.Contains(out, "mean total pairwise L1") {
 		t.Errorf("--skip-bad: exit %d, %s %s", code, out, stderr)
 	}
 }
@@ -137,7 +137,7 @@ func TestSWFDroppedRecordsAreSaid(t *testing.T) {
 		"2 -5 0 10 4 -1 -1 4 10 -1 1 1 1 1 1 -1 -1 -1\n"+
 		"3 20 0 10 4 -1 -1 4 10 -1 1 1 1 1 1 -1 -1 -1\n"), 0o644)
 	code, out, stderr := runCLI(t, "", "sim", "--trace", swf, "--machine", "mesh:4x4", "--alloc", "ff:snake", "--json")
-	if code != 0 || !strings.Contains(stderr, "1 SWF records dropped") || !strings.Contains(stderr, "negative submit time") {
+	if code != 0 || !strings.Contains(stderr, "1 SWF record dropped") || !strings.Contains(stderr, "negative submit time") {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 	var s struct {

@@ -409,8 +409,11 @@ func warnResults(w io.Writer, path string, res *sweep.Results) {
 	case res.Cut > 0:
 		fmt.Fprintf(w, "procalloc sweep: warning: %s: line %d was torn (a write cut short): cut off, its item is redone\n", path, res.Cut)
 	}
-	if len(res.Damaged) > 0 {
-		fmt.Fprintf(w, "procalloc sweep: warning: %s: %d damaged lines skipped (%s): their items are redone\n", path, len(res.Damaged), lineList(res.Damaged))
+	switch n := len(res.Damaged); {
+	case n == 1:
+		fmt.Fprintf(w, "procalloc sweep: warning: %s: 1 damaged line skipped (%s): its item is redone\n", path, lineList(res.Damaged))
+	case n > 1:
+		fmt.Fprintf(w, "procalloc sweep: warning: %s: %d damaged lines skipped (%s): their items are redone\n", path, n, lineList(res.Damaged))
 	}
 	// Items done by another build are kept, not redone: said here, and by merge.
 	other := map[string]int{}
@@ -876,22 +879,18 @@ func warnBuilds(w io.Writer, cmd string, builds []sweep.BuildSource) {
 		if name == buildid.Unknown {
 			name += " (lines that name no build: written before results lines did)"
 		}
-		each = append(each, fmt.Sprintf("%s: %s in %s", name, lineCount(b.Lines), textin.FirstFew(b.Files, 5, ", ")))
+		each = append(each, fmt.Sprintf("%s: %s in %s", name, textin.CountNoun(b.Lines, "line"), textin.FirstFew(b.Files, 5, ", ")))
 	}
 	fmt.Fprintf(w, "procalloc %s: warning: the results lines were written by %d different builds of procalloc, whose replays may differ (a shard rerun after an upgrade?): %s; to compare like with like, run the sweep again with one build (into new files) and merge that\n", cmd, len(builds), strings.Join(each, "; "))
-}
-
-// lineCount writes "1 line" or "N lines".
-func lineCount(n int) string {
-	if n == 1 {
-		return "1 line"
-	}
-	return fmt.Sprintf("%d lines", n)
 }
 
 // warnDamaged says on stderr which damaged lines a merge skipped.
 func warnDamaged(w io.Writer, cmd string, damaged []string) {
 	if len(damaged) == 0 {
+		return
+	}
+	if len(damaged) == 1 {
+		fmt.Fprintf(w, "procalloc %s: warning: 1 damaged results line skipped (%s): its item is missing unless another line has it\n", cmd, damaged[0])
 		return
 	}
 	fmt.Fprintf(w, "procalloc %s: warning: %d damaged results lines skipped (%s): their items are missing unless other lines have them\n", cmd, len(damaged), textin.FirstFew(damaged, 5, "; "))

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/procalloc/procalloc/internal/textin"
 )
 
 // unknownHostsHistory is a random sacct history on the hosts n1..n16, some jobs
@@ -151,7 +153,7 @@ func TestDropUnknownHostsMatchesBruteForce(t *testing.T) {
 				}
 			}
 			line := 2 + slices.IndexFunc(jobs, func(j unknownHostsJob) bool { return j.id == first.id })
-			wantNote = fmt.Sprintf("dropped %d jobs naming %d hosts %%s lacks (first: job %d line %d host n%d)", len(dropped), len(unknown), first.id, line, firstHost)
+			wantNote = fmt.Sprintf("dropped %s naming %s %%s lacks (first: job %d line %d host n%d)", textin.CountNoun(len(dropped), "job"), textin.CountNoun(len(unknown), "host"), first.id, line, firstHost)
 		}
 
 		// sim, as-run: the whole history; and with --slurm-conf and a random
@@ -273,7 +275,7 @@ func TestDropUnknownHostsMatchesBruteForce(t *testing.T) {
 			if note := fmt.Sprintf(wantNote, "slurm.conf"); !strings.Contains(stderr, "procalloc plan: "+note) {
 				t.Errorf("round %d plan: stderr %q lacks %q", round, stderr, note)
 			}
-			if !strings.Contains(rep.Recommendation, fmt.Sprintf("on the %d jobs of the history kept", len(kept))) {
+			if !strings.Contains(rep.Recommendation, fmt.Sprintf("on the %s of the history kept", textin.CountNoun(len(kept), "job"))) {
 				t.Errorf("round %d plan: recommendation %q does not say it rests on the %d jobs kept", round, rep.Recommendation, len(kept))
 			}
 			if code, _, stderr := runCLI(t, "", append([]string{"plan", "--trace", full, "-o", filepath.Join(dir, "refused")}, args...)...); code != 1 || !strings.Contains(stderr, "--drop-unknown-hosts") {

@@ -125,7 +125,7 @@ func TestTraceCapAndTimeZoneFlags(t *testing.T) {
 	if w, _, _ := wait("--tz", "America/New_York"); w != 20 {
 		t.Errorf("--tz America/New_York: wait %g s, want 20", w)
 	}
-	if w, o, stderr := wait(); w != 3620 || !strings.Contains(stderr, "1 impossible sacct records skipped: 1 ends before it starts") {
+	if w, o, stderr := wait(); w != 3620 || !strings.Contains(stderr, "1 impossible sacct record skipped: 1 ends before it starts") {
 		t.Errorf("TZ=UTC: wait %g s, want 3620 (%v), stderr %s", w, o["impossible_records"], stderr)
 	} else if im, _ := o["impossible_records"].(map[string]any); im["ends before it starts"] != 1.0 {
 		t.Errorf("impossible_records %v", o["impossible_records"])

@@ -28,7 +28,7 @@ func TestHostsCheckedAtRecord(t *testing.T) {
 		{[]string{"plan", "--machine", "mesh:4x4", "--hostlist", "n[1-16]", "--slurm-conf", conf, "--trace", trace, "-o", filepath.Join(dir, "p")}, 1, `line 3: job 2: recorded node "n17" is not a host of the network mesh:4x4`},
 		// A window: its records checked at their record, the others not.
 		{[]string{"sim", "--trace", trace, "--machine", "mesh:4x4", "--hostlist", "n[1-16]", "--slurm-conf", conf, "--alloc", "mc1x1", "--tz", "UTC", "--from", "0"}, 1, trace + `: line 3: job 2: recorded node "n17" is not a host of mesh:4x4`},
-		{[]string{"sim", "--trace", trace, "--machine", "mesh:4x4", "--hostlist", "n[1-16]", "--slurm-conf", conf, "--alloc", "mc1x1", "--tz", "UTC", "--from", "0", "--skip-bad"}, 0, "(1 malformed lines skipped)"},
+		{[]string{"sim", "--trace", trace, "--machine", "mesh:4x4", "--hostlist", "n[1-16]", "--slurm-conf", conf, "--alloc", "mc1x1", "--tz", "UTC", "--from", "0", "--skip-bad"}, 0, "(1 malformed line skipped)"},
 		{[]string{"sim", "--trace", trace, "--machine", "mesh:4x4", "--hostlist", "n[1-16]", "--slurm-conf", conf, "--alloc", "mc1x1", "--tz", "UTC", "--from", "5"}, 0, ""},
 	} {
 		code, stdout, stderr := runCLI(t, "", tc.args...)

@@ -128,13 +128,13 @@ func TestSweepMergePlotOnDevicesAndStdin(t *testing.T) {
 	damaged := append(append(bytes.Clone(data[:first/2]), '\n'), data[first+1:]...)
 	os.WriteFile(res, damaged, 0o644)
 	code, out, stderr = runCLI(t, body, "sweep", "-", "-o", res)
-	if code != 0 || !strings.Contains(stderr, "warning: "+res+": 1 damaged lines skipped (line 1)") || !strings.Contains(out, "7 already done, 1 run") {
+	if code != 0 || !strings.Contains(stderr, "warning: "+res+": 1 damaged line skipped (line 1): its item is redone") || !strings.Contains(out, "7 already done, 1 run") {
 		t.Fatalf("resuming a damaged file: exit %d, %s %s", code, out, stderr)
 	}
-	if code, _, stderr := runCLI(t, "", "merge", res, "-o", os.DevNull); code != 1 || !strings.Contains(stderr, "1 damaged results lines skipped") || !strings.Contains(stderr, "may be incomplete") {
+	if code, _, stderr := runCLI(t, "", "merge", res, "-o", os.DevNull); code != 1 || !strings.Contains(stderr, "1 damaged results line skipped") || !strings.Contains(stderr, "may be incomplete") {
 		t.Fatalf("merge of a damaged file without --spec: exit %d, %s", code, stderr)
 	}
-	if code, _, stderr := runCLI(t, body, "merge", res, "--spec", "-", "-o", os.DevNull); code != 0 || !strings.Contains(stderr, "1 damaged results lines skipped") {
+	if code, _, stderr := runCLI(t, body, "merge", res, "--spec", "-", "-o", os.DevNull); code != 0 || !strings.Contains(stderr, "1 damaged results line skipped") {
 		t.Fatalf("merge of a damaged file with --spec: exit %d, %s", code, stderr)
 	}
 }

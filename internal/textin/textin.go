@@ -42,6 +42,15 @@ func FirstFew(items []string, k int, sep string) string {
 	return fmt.Sprintf("%s%s... %d more", strings.Join(items[:k], sep), sep, len(items)-k)
 }
 
+// CountNoun is a count and its noun, singular for 1: "1 job", "2 jobs" (a noun
+// whose plural adds s). The one way messages count things.
+func CountNoun(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
 // ShellQuote writes s as one shell word: in single quotes, a single quote inside
 // written as close quote, backslash and quote, open quote.
 func ShellQuote(s string) string {

@@ -335,3 +335,12 @@ func TestLinesNUL(t *testing.T) {
 		}
 	}
 }
+
+// TestCountNoun: 1 is singular, every other count plural.
+func TestCountNoun(t *testing.T) {
+	for n, want := range map[int]string{0: "0 jobs", 1: "1 job", 2: "2 jobs", 11: "11 jobs", -1: "-1 jobs"} {
+		if got := CountNoun(n, "job"); got != want {
+			t.Errorf("CountNoun(%d, job) = %q, want %q", n, got, want)
+		}
+	}
+}
