@@ -99,12 +99,7 @@ type ConfLine struct {
 
 // Where names the line in messages: "line N" in the slurm.conf, "FILE line N" in
 // an included file.
-func (l *ConfLine) Where() string {
-	if l.File == "" {
-		return fmt.Sprintf("line %d", l.First)
-	}
-	return fmt.Sprintf("%s line %d", l.File, l.First)
-}
+func (l *ConfLine) Where() string { return LineRef(l.File, l.First) }
 
 // ConfPair is one KEY[op]=VALUE of a line, the value unquoted and unescaped.
 type ConfPair struct {
@@ -143,12 +138,7 @@ type ConfError struct {
 }
 
 // Error returns "line N: " (of an included file "FILE line N: ") and the message.
-func (e *ConfError) Error() string {
-	if e.File != "" {
-		return fmt.Sprintf("%s line %d: %s", e.File, e.Line, e.Msg)
-	}
-	return fmt.Sprintf("line %d: %s", e.Line, e.Msg)
-}
+func (e *ConfError) Error() string { return LineRef(e.File, e.Line) + ": " + e.Msg }
 
 // Unwrap returns the cause, or nil.
 func (e *ConfError) Unwrap() error { return e.Err }

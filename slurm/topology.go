@@ -186,8 +186,8 @@ func (t *Topology) RingsOf() (*Rings, error) {
 func (s *Switch) where() string { return LineRef(s.File, s.Line) }
 
 // LineRef names line of file in messages: "line N" in the file read, "FILE line
-// N" in a file its Include lines name (as ConfLine.Where does): the one way a
-// configuration file's line is named, here and by its callers (plan).
+// N" in a file its Include lines name: the one way a configuration file's line is
+// named, here (ConfLine.Where, ConfError) and by its callers (plan).
 func LineRef(file string, line int) string {
 	if file == "" {
 		return fmt.Sprintf("line %d", line)
