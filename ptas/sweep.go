@@ -3,6 +3,7 @@ package ptas
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"math"
 	"math/bits"
 	"slices"
@@ -362,11 +363,13 @@ func mmSweep[T geom.Number](ctx context.Context, pr *problem[T]) (best []int, be
 			left.addGroup(xorder[xstart[xi]:xstart[xi+1]], keyL)
 			off := xi * k
 			rkeys, ridx := rk[off:off+rlen[xi]], ri[off:off+rlen[xi]]
-			a := sweepSplit(left.key, left.idx, rkeys, ridx, cx, k, exactSplit || left.bad == 0 && rsorted[xi])
-			if prevA >= 0 && sameAsPrevious(left, a, ri[off-k:off], atR[atLo[xi]:atLo[xi-1]], k-prevA, k, prevA, mark, &gen) {
-				if sweepCounts != nil {
-					sweepCounts.same++
-				}
+			binary := exactSplit || left.bad == 0 && rsorted[xi]
+			a := sweepSplit(left.key, left.idx, rkeys, ridx, cx, k, binary)
+			same := prevA >= 0 && sameAsPrevious(left, a, ri[off-k:off], atR[atLo[xi]:atLo[xi-1]], k-prevA, k, prevA, mark, &gen)
+			if sweepChecks != nil {
+				checkCenter(sweepChecks, left.key, left.idx, rkeys, ridx, cx, k, a, binary, prevA >= 0, same)
+			}
+			if same {
 				prevA = a
 				continue // the previous center's set: same total, smaller center
 			}
@@ -379,14 +382,14 @@ func mmSweep[T geom.Number](ctx context.Context, pr *problem[T]) (best []int, be
 				cut := lb > bestScore || lb >= bestScore && geom.Compare(c, bestCenter) > 0
 				gate.record(cut)
 				if cut {
-					if sweepCounts != nil {
-						sweepCounts.pruned++
+					if sweepChecks != nil {
+						checkPruned(sweepChecks, sc.total(sel), bestScore, geom.Compare(c, bestCenter))
 					}
 					continue
 				}
 			}
-			if sweepCounts != nil {
-				sweepCounts.scored++
+			if sweepChecks != nil {
+				sweepChecks.scored++
 			}
 			score := sc.total(sel)
 			if !found || score < bestScore || score == bestScore && geom.Compare(c, bestCenter) < 0 {
@@ -534,8 +537,43 @@ func (g *boundGate) record(cut bool) {
 // sweepBound turns mmSweep's pruning by crossBound on (benchmarks compare).
 var sweepBound = true
 
-// sweepCounts, when tests set it, counts mmSweep's centers by what became of them.
-var sweepCounts *struct{ same, pruned, scored int }
+// sweepChecks, when tests set it, checks each of mmSweep's shortcuts at every
+// center, not only where it decides the winner (sweep_test.go).
+var sweepChecks *sweepCheck
+
+// sweepCheck counts mmSweep's centers by what became of them and keeps the first
+// shortcut found wrong.
+type sweepCheck struct {
+	same, pruned, scored int
+	fail                 string
+	prev, cur            []int // the previous and this center's sets by the merge
+}
+
+// checkCenter checks a center's split (a, by binary search if binary) against the
+// merge's, and its same-set verdict against the sets themselves.
+func checkCenter[T geom.Number](ch *sweepCheck, lk []T, li []int, rk []T, ri []int, cx T, k, a int, binary, havePrev, same bool) {
+	am := sweepSplit(lk, li, rk, ri, cx, k, false)
+	if am != a && ch.fail == "" {
+		ch.fail = fmt.Sprintf("split %d (binary %v), the merge's %d, at x %v", a, binary, am, cx)
+	}
+	ch.cur = append(append(ch.cur[:0], li[:am]...), ri[:k-am]...)
+	slices.Sort(ch.cur)
+	if eq := havePrev && slices.Equal(ch.cur, ch.prev); eq != same && ch.fail == "" {
+		ch.fail = fmt.Sprintf("same set %v, the sets say %v (%v, before %v), at x %v", same, eq, ch.cur, ch.prev, cx)
+	}
+	ch.prev, ch.cur = ch.cur, ch.prev
+	if same {
+		ch.same++
+	}
+}
+
+// checkPruned checks that a pruned center's total could not win.
+func checkPruned[T geom.Number](ch *sweepCheck, total, best T, vsBest int) {
+	ch.pruned++
+	if !(total > best || total == best && vsBest > 0) && ch.fail == "" {
+		ch.fail = fmt.Sprintf("pruned a center of total %v, incumbent %v (center order %d)", total, best, vsBest)
+	}
+}
 
 // crossBound is a lower bound of the total pairwise L1 distance of the points sel
 // (distinct, k of them) computed in O(k d) from their offsets to any point c.

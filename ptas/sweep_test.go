@@ -63,17 +63,20 @@ func sweepCase(r *rand.Rand, kind, d int) [][]int {
 // sweep before the pruning) on thousands of random point sets with duplicates,
 // collinear points, one repeated point, clusters and large coordinates, as int, as
 // float64 with fractional values (where the slack matters) and as int32, for k = 1,
-// 2, a random k, n - 1 and n. The sums over all trials must show centers both
+// 2, a random k, n - 1 and n. sweepChecks checks every center's shortcuts too (the
+// split against the merge, the same-set verdict against the sets, a pruned
+// center's total against the incumbent), so a wrong shortcut fails even where it
+// does not change the winner. The sums over all trials must show centers both
 // skipped and pruned, so the paths under test were taken.
 func TestSweepMatchesPlain(t *testing.T) {
 	r := rand.New(rand.NewPCG(31, 5))
 	trials := 3000
 	if testing.Short() {
-		trials = 1000
+		trials = 500
 	}
-	counts := struct{ same, pruned, scored int }{}
-	sweepCounts = &counts
-	defer func() { sweepCounts = nil }()
+	counts := &sweepCheck{}
+	sweepChecks = counts
+	defer func() { sweepChecks = nil }()
 	for trial := 0; trial < trials; trial++ {
 		d := []int{1, 2, 2, 2, 3}[r.IntN(5)]
 		kind := r.IntN(6)
@@ -85,6 +88,9 @@ func TestSweepMatchesPlain(t *testing.T) {
 				continue
 			}
 			compareSweeps(t, trial, pts, k)
+			if counts.fail != "" {
+				t.Fatalf("trial %d (int), k = %d: %s\npoints %v", trial, k, counts.fail, pts)
+			}
 			// float64 with fractional values: a tenth of each integer plus a third of
 			// a tenth, so totals round.
 			fpts := make([][]float64, n)
@@ -95,6 +101,28 @@ func TestSweepMatchesPlain(t *testing.T) {
 				}
 			}
 			compareSweeps(t, trial, fpts, k)
+			if counts.fail != "" {
+				t.Fatalf("trial %d (float64), k = %d: %s\npoints %v", trial, k, counts.fail, fpts)
+			}
+			// float64 where adding a center's x rounds distinct keys to one distance:
+			// jitter of 1e-11 and one point at 1e6 in every coordinate (a center x of
+			// 1e6, whose ulp is 1.2e-10).
+			jpts := make([][]float64, n, n+1)
+			for i, p := range pts {
+				jpts[i] = make([]float64, d)
+				for j, v := range p {
+					jpts[i][j] = float64(v) + float64((i+j)%3)*1e-11
+				}
+			}
+			far := make([]float64, d)
+			for j := range far {
+				far[j] = 1e6
+			}
+			jpts = append(jpts, far)
+			compareSweeps(t, trial, jpts, k)
+			if counts.fail != "" {
+				t.Fatalf("trial %d (float64, jitter), k = %d: %s\npoints %v", trial, k, counts.fail, jpts)
+			}
 			if kind != 4 {
 				ipts := make([][]int32, n)
 				for i, p := range pts {
@@ -104,6 +132,9 @@ func TestSweepMatchesPlain(t *testing.T) {
 					}
 				}
 				compareSweeps(t, trial, ipts, k)
+				if counts.fail != "" {
+					t.Fatalf("trial %d (int32), k = %d: %s\npoints %v", trial, k, counts.fail, ipts)
+				}
 			}
 		}
 	}
@@ -188,9 +219,12 @@ func BenchmarkMMSweep(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Run("pruned", func(b *testing.B) {
-		counts := struct{ same, pruned, scored int }{}
-		sweepCounts = &counts
-		defer func() { sweepCounts = nil }()
+		counts := &sweepCheck{}
+		sweepChecks = counts
+		if _, _, err := mmSweep(context.Background(), pr); err != nil {
+			b.Fatal(err)
+		}
+		sweepChecks = nil
 		for b.Loop() {
 			if _, _, err := mmSweep(context.Background(), pr); err != nil {
 				b.Fatal(err)
@@ -244,9 +278,12 @@ func BenchmarkMMSweepClustered(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			sweepBound = bound
 			defer func() { sweepBound = true }()
-			counts := struct{ same, pruned, scored int }{}
-			sweepCounts = &counts
-			defer func() { sweepCounts = nil }()
+			counts := &sweepCheck{}
+			sweepChecks = counts
+			if _, _, err := mmSweep(context.Background(), pr); err != nil {
+				b.Fatal(err)
+			}
+			sweepChecks = nil
 			for b.Loop() {
 				if _, _, err := mmSweep(context.Background(), pr); err != nil {
 					b.Fatal(err)
