@@ -178,3 +178,106 @@ func TestSubsetSeededPastDeadline(t *testing.T) {
 		}
 	}
 }
+
+// TestSubsetSwapsHonourContext ends Subset's context during the greedy incumbent's
+// swap rounds (through improveRoundHook, at round 1 of the first seed that gets
+// there), without a caller's incumbent, and checks that no swap round runs after it
+// and that the answer is a feasible k-subset whose Total is its recomputed objective,
+// with a Bound at most the brute-force optimum and a Total at least it (the optimum
+// if claimed optimal: the search after the set-up looks at the context every 1,024
+// nodes, so these small searches may finish), on random inputs with linear terms, disallowed points and tori.
+func TestSubsetSwapsHonourContext(t *testing.T) {
+	defer func() { improveRoundHook = nil }()
+	r := rand.New(rand.NewPCG(95, 96))
+	ended := 0
+	for trial := range 300 {
+		n := 5 + r.IntN(9)
+		k := 2 + r.IntN(n-3)
+		d := 1 + r.IntN(3)
+		pts := make([]geom.PointF, n)
+		for i := range pts {
+			pts[i] = make(geom.PointF, d)
+			for j := range d {
+				pts[i][j] = float64(r.IntN(9))
+			}
+		}
+		var opt SubsetOptions
+		if r.IntN(2) == 0 {
+			opt.Linear = make([]float64, n)
+			for i := range opt.Linear {
+				opt.Linear[i] = float64(r.IntN(41) - 30)
+			}
+		}
+		if r.IntN(3) == 0 {
+			opt.Periods = make([]float64, d)
+			for j := range opt.Periods {
+				opt.Periods[j] = float64(9 * r.IntN(2))
+			}
+		}
+		if r.IntN(3) == 0 {
+			opt.Allowed = make([]bool, n)
+			for i := range opt.Allowed {
+				opt.Allowed[i] = r.IntN(5) != 0
+			}
+		}
+		allowed := n
+		if opt.Allowed != nil {
+			allowed = 0
+			for _, a := range opt.Allowed {
+				if a {
+					allowed++
+				}
+			}
+		}
+		if allowed < k {
+			continue
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		cancelled, after := false, 0
+		improveRoundHook = func(round int) {
+			if cancelled {
+				after++
+			} else if round == 1 {
+				cancel()
+				cancelled = true
+			}
+		}
+		res, err := Subset(ctx, pts, k, opt)
+		cancel()
+		if err != nil {
+			t.Fatalf("trial %d: %v", trial, err)
+		}
+		if !cancelled {
+			continue // no seed needed a second round
+		}
+		ended++
+		if after != 0 {
+			t.Fatalf("trial %d: %d swap rounds after the context ended", trial, after)
+		}
+		checkIndices(t, res.Indices, n, k)
+		got := 0.0
+		for a, i := range res.Indices {
+			if opt.Linear != nil {
+				got += opt.Linear[i]
+			}
+			for _, j := range res.Indices[a+1:] {
+				got += periodicL1(pts[i], pts[j], opt.Periods)
+			}
+			if opt.Allowed != nil && !opt.Allowed[i] {
+				t.Fatalf("trial %d: point %d not allowed in %v", trial, i, res.Indices)
+			}
+		}
+		want := bruteSubsetOpt(pts, k, opt)
+		if res.Optimal && res.Total != want {
+			improveRoundHook = nil
+			r2, _ := Subset(context.Background(), pts, k, opt)
+			t.Logf("DEBUG uncancelled: %+v; pts %v k %d", r2, pts, k)
+		}
+		if res.Optimal && res.Total != want || res.Total != got || res.Bound > want || res.Total < want {
+			t.Fatalf("trial %d, opt %+v: %+v; recomputed total %g, brute force %g", trial, opt, res, got, want)
+		}
+	}
+	if ended < 50 {
+		t.Fatalf("only %d of the trials reached a second swap round", ended)
+	}
+}
