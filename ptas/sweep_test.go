@@ -219,18 +219,11 @@ func BenchmarkMMSweep(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Run("pruned", func(b *testing.B) {
-		counts := &sweepCheck{}
-		sweepChecks = counts
-		if _, _, err := mmSweep(context.Background(), pr); err != nil {
-			b.Fatal(err)
-		}
-		sweepChecks = nil
 		for b.Loop() {
 			if _, _, err := mmSweep(context.Background(), pr); err != nil {
 				b.Fatal(err)
 			}
 		}
-		b.Logf("centers: %d skipped (same set), %d pruned, %d scored", counts.same, counts.pruned, counts.scored)
 	})
 	b.Run("nobound", func(b *testing.B) {
 		sweepBound = false
@@ -278,18 +271,11 @@ func BenchmarkMMSweepClustered(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			sweepBound = bound
 			defer func() { sweepBound = true }()
-			counts := &sweepCheck{}
-			sweepChecks = counts
-			if _, _, err := mmSweep(context.Background(), pr); err != nil {
-				b.Fatal(err)
-			}
-			sweepChecks = nil
 			for b.Loop() {
 				if _, _, err := mmSweep(context.Background(), pr); err != nil {
 					b.Fatal(err)
 				}
 			}
-			b.Logf("centers: %d skipped (same set), %d pruned, %d scored", counts.same, counts.pruned, counts.scored)
 		})
 	}
 }
