@@ -50,6 +50,44 @@ func bruteSubsetOpt(pts []geom.PointF, k int, opt SubsetOptions) float64 {
 	return best
 }
 
+// randomSubsetInput draws n points of 1-3 integer coordinates in [0, span) and
+// options: linear terms in [-30, 10] (half the time), a torus of period span in
+// some dimensions (a third), one forced point (a third), some points disallowed (a
+// third).
+func randomSubsetInput(r *rand.Rand, n, span int) ([]geom.PointF, SubsetOptions) {
+	d := 1 + r.IntN(3)
+	pts := make([]geom.PointF, n)
+	for i := range pts {
+		pts[i] = make(geom.PointF, d)
+		for j := range d {
+			pts[i][j] = float64(r.IntN(span))
+		}
+	}
+	var opt SubsetOptions
+	if r.IntN(2) == 0 {
+		opt.Linear = make([]float64, n)
+		for i := range opt.Linear {
+			opt.Linear[i] = float64(r.IntN(41) - 30)
+		}
+	}
+	if r.IntN(3) == 0 {
+		opt.Periods = make([]float64, d)
+		for j := range opt.Periods {
+			opt.Periods[j] = float64(span * r.IntN(2))
+		}
+	}
+	if r.IntN(3) == 0 {
+		opt.Forced = []int{r.IntN(n)}
+	}
+	if r.IntN(3) == 0 {
+		opt.Allowed = make([]bool, n)
+		for i := range opt.Allowed {
+			opt.Allowed[i] = r.IntN(4) != 0
+		}
+	}
+	return pts, opt
+}
+
 // TestSubsetSetupHonoursContext ends Subset's context in the middle of its set-up (at
 // each of the set-up's looks at it, through setupRowHook) and checks that the set-up
 // stops at that look, and that the answer is a feasible k-subset whose Total is its
@@ -63,36 +101,7 @@ func TestSubsetSetupHonoursContext(t *testing.T) {
 	for trial := range 120 {
 		n := 4 + r.IntN(9)
 		k := 1 + r.IntN(n)
-		d := 1 + r.IntN(3)
-		pts := make([]geom.PointF, n)
-		for i := range pts {
-			pts[i] = make(geom.PointF, d)
-			for j := range d {
-				pts[i][j] = float64(r.IntN(6))
-			}
-		}
-		var opt SubsetOptions
-		if r.IntN(2) == 0 {
-			opt.Linear = make([]float64, n)
-			for i := range opt.Linear {
-				opt.Linear[i] = float64(r.IntN(41) - 30)
-			}
-		}
-		if r.IntN(3) == 0 {
-			opt.Periods = make([]float64, d)
-			for j := range opt.Periods {
-				opt.Periods[j] = float64(6 * r.IntN(2))
-			}
-		}
-		if r.IntN(3) == 0 {
-			opt.Forced = []int{r.IntN(n)}
-		}
-		if r.IntN(3) == 0 {
-			opt.Allowed = make([]bool, n)
-			for i := range opt.Allowed {
-				opt.Allowed[i] = r.IntN(4) != 0
-			}
-		}
+		pts, opt := randomSubsetInput(r, n, 6)
 		allowed := 0
 		for i := range n {
 			if slices.Contains(opt.Forced, i) || opt.Allowed == nil || opt.Allowed[i] {
@@ -185,7 +194,7 @@ func TestSubsetSeededPastDeadline(t *testing.T) {
 // and that the answer is a feasible k-subset whose Total is its recomputed objective,
 // with a Bound at most the brute-force optimum and a Total at least it (the optimum
 // if claimed optimal: the search after the set-up looks at the context every 1,024
-// nodes, so these small searches may finish), on random inputs with linear terms, disallowed points and tori.
+// nodes, so these small searches may finish), on random inputs with linear terms, forced and disallowed points and tori.
 func TestSubsetSwapsHonourContext(t *testing.T) {
 	defer func() { improveRoundHook = nil }()
 	r := rand.New(rand.NewPCG(95, 96))
@@ -193,40 +202,11 @@ func TestSubsetSwapsHonourContext(t *testing.T) {
 	for trial := range 300 {
 		n := 5 + r.IntN(9)
 		k := 2 + r.IntN(n-3)
-		d := 1 + r.IntN(3)
-		pts := make([]geom.PointF, n)
-		for i := range pts {
-			pts[i] = make(geom.PointF, d)
-			for j := range d {
-				pts[i][j] = float64(r.IntN(9))
-			}
-		}
-		var opt SubsetOptions
-		if r.IntN(2) == 0 {
-			opt.Linear = make([]float64, n)
-			for i := range opt.Linear {
-				opt.Linear[i] = float64(r.IntN(41) - 30)
-			}
-		}
-		if r.IntN(3) == 0 {
-			opt.Periods = make([]float64, d)
-			for j := range opt.Periods {
-				opt.Periods[j] = float64(9 * r.IntN(2))
-			}
-		}
-		if r.IntN(3) == 0 {
-			opt.Allowed = make([]bool, n)
-			for i := range opt.Allowed {
-				opt.Allowed[i] = r.IntN(5) != 0
-			}
-		}
-		allowed := n
-		if opt.Allowed != nil {
-			allowed = 0
-			for _, a := range opt.Allowed {
-				if a {
-					allowed++
-				}
+		pts, opt := randomSubsetInput(r, n, 9)
+		allowed := 0
+		for i := range n {
+			if slices.Contains(opt.Forced, i) || opt.Allowed == nil || opt.Allowed[i] {
+				allowed++
 			}
 		}
 		if allowed < k {
@@ -263,16 +243,16 @@ func TestSubsetSwapsHonourContext(t *testing.T) {
 			for _, j := range res.Indices[a+1:] {
 				got += periodicL1(pts[i], pts[j], opt.Periods)
 			}
-			if opt.Allowed != nil && !opt.Allowed[i] {
+			if !slices.Contains(opt.Forced, i) && opt.Allowed != nil && !opt.Allowed[i] {
 				t.Fatalf("trial %d: point %d not allowed in %v", trial, i, res.Indices)
 			}
 		}
-		want := bruteSubsetOpt(pts, k, opt)
-		if res.Optimal && res.Total != want {
-			improveRoundHook = nil
-			r2, _ := Subset(context.Background(), pts, k, opt)
-			t.Logf("DEBUG uncancelled: %+v; pts %v k %d", r2, pts, k)
+		for _, f := range opt.Forced {
+			if !slices.Contains(res.Indices, f) {
+				t.Fatalf("trial %d: forced %d missing from %v", trial, f, res.Indices)
+			}
 		}
+		want := bruteSubsetOpt(pts, k, opt)
 		if res.Optimal && res.Total != want || res.Total != got || res.Bound > want || res.Total < want {
 			t.Fatalf("trial %d, opt %+v: %+v; recomputed total %g, brute force %g", trial, opt, res, got, want)
 		}
