@@ -88,6 +88,31 @@ func randomSubsetInput(r *rand.Rand, n, span int) ([]geom.PointF, SubsetOptions)
 	return pts, opt
 }
 
+// feasibleTotal checks that idx is a k-subset of the points holding every forced
+// point and only allowed others, and returns its objective recomputed.
+func feasibleTotal(t *testing.T, trial int, pts []geom.PointF, k int, opt SubsetOptions, idx []int) float64 {
+	t.Helper()
+	checkIndices(t, idx, len(pts), k)
+	got := 0.0
+	for a, i := range idx {
+		if opt.Linear != nil {
+			got += opt.Linear[i]
+		}
+		for _, j := range idx[a+1:] {
+			got += periodicL1(pts[i], pts[j], opt.Periods)
+		}
+		if !slices.Contains(opt.Forced, i) && opt.Allowed != nil && !opt.Allowed[i] {
+			t.Fatalf("trial %d: point %d not allowed in %v", trial, i, idx)
+		}
+	}
+	for _, f := range opt.Forced {
+		if !slices.Contains(idx, f) {
+			t.Fatalf("trial %d: forced %d missing from %v", trial, f, idx)
+		}
+	}
+	return got
+}
+
 // TestSubsetSetupHonoursContext ends Subset's context in the middle of its set-up (at
 // each of the set-up's looks at it, through setupRowHook) and checks that the set-up
 // stops at that look, and that the answer is a feasible k-subset whose Total is its
@@ -133,24 +158,7 @@ func TestSubsetSetupHonoursContext(t *testing.T) {
 			if looks != 0 {
 				t.Fatalf("trial %d, ended at step %d: the set-up went on (%d more looks)", trial, stop, looks)
 			}
-			checkIndices(t, res.Indices, n, k)
-			got := 0.0
-			for a, i := range res.Indices {
-				if opt.Linear != nil {
-					got += opt.Linear[i]
-				}
-				for _, j := range res.Indices[a+1:] {
-					got += periodicL1(pts[i], pts[j], opt.Periods)
-				}
-				if !slices.Contains(opt.Forced, i) && opt.Allowed != nil && !opt.Allowed[i] {
-					t.Fatalf("trial %d: point %d not allowed in %v", trial, i, res.Indices)
-				}
-			}
-			for _, f := range opt.Forced {
-				if !slices.Contains(res.Indices, f) {
-					t.Fatalf("trial %d: forced %d missing from %v", trial, f, res.Indices)
-				}
-			}
+			got := feasibleTotal(t, trial, pts, k, opt, res.Indices)
 			if res.Optimal || res.Total != got || res.Bound > want || res.Total < want || res.Nodes != 0 {
 				t.Fatalf("trial %d, ended at step %d, opt %+v: %+v; recomputed total %g, brute force %g", trial, stop, opt, res, got, want)
 			}
@@ -234,24 +242,7 @@ func TestSubsetSwapsHonourContext(t *testing.T) {
 		if after != 0 {
 			t.Fatalf("trial %d: %d swap rounds after the context ended", trial, after)
 		}
-		checkIndices(t, res.Indices, n, k)
-		got := 0.0
-		for a, i := range res.Indices {
-			if opt.Linear != nil {
-				got += opt.Linear[i]
-			}
-			for _, j := range res.Indices[a+1:] {
-				got += periodicL1(pts[i], pts[j], opt.Periods)
-			}
-			if !slices.Contains(opt.Forced, i) && opt.Allowed != nil && !opt.Allowed[i] {
-				t.Fatalf("trial %d: point %d not allowed in %v", trial, i, res.Indices)
-			}
-		}
-		for _, f := range opt.Forced {
-			if !slices.Contains(res.Indices, f) {
-				t.Fatalf("trial %d: forced %d missing from %v", trial, f, res.Indices)
-			}
-		}
+		got := feasibleTotal(t, trial, pts, k, opt, res.Indices)
 		want := bruteSubsetOpt(pts, k, opt)
 		if res.Optimal && res.Total != want || res.Total != got || res.Bound > want || res.Total < want {
 			t.Fatalf("trial %d, opt %+v: %+v; recomputed total %g, brute force %g", trial, opt, res, got, want)
