@@ -491,6 +491,11 @@ func (s *bbSearch) greedyIncumbent(forced map[int]bool, allowed []bool) {
 	}
 }
 
+// improveRoundHook, when not nil, is called before each swap round of the greedy
+// incumbent's local search: tests end the context there, mid-search, without
+// timing anything.
+var improveRoundHook func(round int)
+
 func (s *bbSearch) improve(idx []int, forced map[int]bool, ok func(int) bool) ([]int, int) {
 	in := make([]bool, s.n)
 	for _, i := range idx {
@@ -504,6 +509,15 @@ func (s *bbSearch) improve(idx []int, forced map[int]bool, ok func(int) bool) ([
 	}
 	round := 0
 	for ; round < 4*s.k; round++ {
+		// A round costs O(k n) (at most 4096^2 steps, tens of milliseconds): looking
+		// at the context once per round stops within a second, keeping the swaps
+		// made so far (a k-subset no worse than the seed's).
+		if improveRoundHook != nil {
+			improveRoundHook(round)
+		}
+		if s.ctx.Err() != nil {
+			break
+		}
 		bestGain, bo, bi := 1e-9, -1, -1
 		for p, o := range idx {
 			if forced[o] {
@@ -564,12 +578,13 @@ func (s *bbSearch) lowerBound(pos int) float64 {
 	}
 	lb1 := geom.SumSmallest(s.scratch, m)
 	lb2 := geom.SumSmallest(s.scratch2, m)
+	// Without a size bound lb2 bounds nothing: it was 0 here, which is no bound once
+	// linear terms can be negative (the complement search's, or a caller's) and made
+	// the search certify its incumbent at the root.
+	lb := s.wA + lb1
 	if s.sizeBound != nil {
-		lb2 += s.sizeBound(m)
-	} else {
-		lb2 = 0
+		lb = s.wA + max(lb1, lb2+s.sizeBound(m))
 	}
-	lb := s.wA + max(lb1, lb2)
 	if s.integral {
 		lb = math.Ceil(lb - 1e-9)
 	}

@@ -731,18 +731,8 @@ func (p *Plan) summarizeReplay(d *Deployment, rp *replayed, n int, dr *Deploymen
 		// started when the replay stopped, n of them or more.
 		among = fmt.Sprintf(" among the jobs its replay had started when the time limit stopped it (%d or more)", len(rp.jobs))
 	}
-	if rp.refused > 0 {
-		dr.Refused = rp.refused
-		dr.Notes = append(dr.Notes, fmt.Sprintf("%d jobs%s have a size Slurm refuses at submission under this deployment (here placed on the lowest free nodes, so that every deployment runs the same schedule)", rp.refused, among))
-	}
-	if rp.pending > 0 {
-		dr.Pending = rp.pending
-		dr.Notes = append(dr.Notes, fmt.Sprintf("%d jobs%s found no switch or block holding them: Slurm would leave them pending (here placed on the lowest free nodes, so that every deployment runs the same schedule)", rp.pending, among))
-	}
-	if waited > 0 {
-		dr.Waited = waited
-		dr.Notes = append(dr.Notes, fmt.Sprintf("%d jobs found too few free nodes in their partition when production started them (other jobs' placements under this deployment took them): they waited for a release, as Slurm would have kept them pending, so this deployment's schedule differs from production's for them", waited))
-	}
+	dr.Refused, dr.Pending, dr.Waited = rp.refused, rp.pending, waited
+	dr.Notes = append(dr.Notes, deploymentNotes(rp.refused, rp.pending, waited, among)...)
 	if p.opt.Trace == nil || n == 0 {
 		return nil
 	}
@@ -797,4 +787,34 @@ func appendCSVQuoted(dst, s []byte) []byte {
 	}
 	dst = append(dst, s...)
 	return append(dst, '"')
+}
+
+// deploymentNotes are a deployment's notes on the jobs its replay could not start
+// as production did: refused by size, pending (no switch or block holds them) and
+// waited (too few free nodes when production started them); among qualifies the
+// counts when a time limit cut the replay. A count of 1 is said in the singular.
+func deploymentNotes(refused, pending, waited int, among string) []string {
+	var notes []string
+	if refused > 0 {
+		notes = append(notes, fmt.Sprintf("%s%s %s a size Slurm refuses at submission under this deployment (here placed on the lowest free nodes, so that every deployment runs the same schedule)", textin.CountNoun(refused, "job"), among, hasHave(refused)))
+	}
+	if pending > 0 {
+		notes = append(notes, fmt.Sprintf("%s%s found no switch or block holding %s: Slurm would leave %s pending (here placed on the lowest free nodes, so that every deployment runs the same schedule)", textin.CountNoun(pending, "job"), among, itThem(pending), itThem(pending)))
+	}
+	if waited > 0 {
+		notes = append(notes, fmt.Sprintf("%s found too few free nodes in %s partition when production started %s (other jobs' placements under this deployment took them): %s waited for a release, as Slurm would have kept %s pending, so this deployment's schedule differs from production's for %s", textin.CountNoun(waited, "job"), itsTheir(waited), itThem(waited), itThey(waited), itThem(waited), itThem(waited)))
+	}
+	return notes
+}
+
+func hasHave(n int) string  { return pick(n, "has", "have") }
+func itThem(n int) string   { return pick(n, "it", "them") }
+func itThey(n int) string   { return pick(n, "it", "they") }
+func itsTheir(n int) string { return pick(n, "its", "their") }
+
+func pick(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
