@@ -319,9 +319,12 @@ func printCompare(w io.Writer, sums []sim.Summary) error {
 	// (compare showed none of them).
 	if slices.ContainsFunc(sums, func(s sim.Summary) bool { return s.Comm != nil }) {
 		for _, r := range commRows {
+			if !slices.ContainsFunc(sums, func(s sim.Summary) bool { return s.Comm != nil && r.isShown(&s) }) {
+				continue // a row no run has (distance classes on a mesh): sim leaves it out too
+			}
 			row := []string{r.name}
 			for _, s := range sums {
-				if s.Comm != nil {
+				if s.Comm != nil && r.isShown(&s) {
 					row = append(row, r.value(&s))
 				} else {
 					row = append(row, "-")

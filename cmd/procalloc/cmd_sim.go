@@ -289,25 +289,37 @@ func (f *simFlags) spec(ctx context.Context, e *env, allocSpec string) (sim.Spec
 }
 
 // commRow is a row of the network's figures in the sim and compare tables: a
-// metric of group comm (metric set), or the seed (metric nil).
+// metric of group comm (metric set), or a parameter (metric nil): the seed, the
+// distance classes.
 type commRow struct {
 	name   string
 	value  func(s *sim.Summary) string // s.Comm is not nil
-	metric *sim.Metric                 // nil for the seed's row
+	metric *sim.Metric                 // nil for a parameter's row
+	// shown says whether replay s has the row (s.Comm is not nil); nil: every
+	// replay with communication has it. sim prints the row where it is shown,
+	// compare where some run's is ("-" in the others' cells).
+	shown func(s *sim.Summary) bool
 }
 
 // commRows are the network's figures of a replay with communication, as the sim
 // and compare tables show them (docs/comm.md, "What a replay reports"): the
-// metrics of group comm (sim.Metrics), then the seed, a parameter.
+// metrics of group comm (sim.Metrics), then the seed, a parameter, and the
+// message engine's distance classes where it gave the links any.
 var commRows = func() []commRow {
 	var rows []commRow
 	for _, m := range sim.Metrics() {
 		if m.Group == sim.MetricsComm {
-			rows = append(rows, commRow{m.Name, func(s *sim.Summary) string { return formatMetric(m, s) }, &m})
+			rows = append(rows, commRow{name: m.Name, value: func(s *sim.Summary) string { return formatMetric(m, s) }, metric: &m})
 		}
 	}
-	return append(rows, commRow{"communication seed (--comm-seed)", func(s *sim.Summary) string { return strconv.FormatUint(s.Comm.Seed, 10) }, nil})
+	return append(rows,
+		commRow{name: "communication seed (--comm-seed)", value: func(s *sim.Summary) string { return strconv.FormatUint(s.Comm.Seed, 10) }},
+		commRow{name: "distance classes per link", value: func(s *sim.Summary) string { return strconv.Itoa(s.Comm.DistanceClasses) },
+			shown: func(s *sim.Summary) bool { return s.Comm.DistanceClasses > 0 }})
 }()
+
+// isShown says whether replay s (with communication) has row r.
+func (r commRow) isShown(s *sim.Summary) bool { return r.shown == nil || r.shown(s) }
 
 // patternName is a pattern's own name (nbody is n-body), or s when it names none
 // (Validate says so).
@@ -740,10 +752,9 @@ func printSimSummary(w io.Writer, o *sim.Report, metrics sim.MetricSet, bySize b
 	}
 	if c := s.Comm; c != nil {
 		for _, r := range commRows {
-			t.row(r.name, r.value(&s))
-		}
-		if c.DistanceClasses > 0 {
-			t.row("distance classes per link", strconv.Itoa(c.DistanceClasses))
+			if r.isShown(&s) {
+				t.row(r.name, r.value(&s))
+			}
 		}
 		if f := c.Flit; f != nil {
 			// Short rows: one long value pushed every value of the table right.
