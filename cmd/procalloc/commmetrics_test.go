@@ -457,6 +457,11 @@ func TestUnknownMetricNamesRefused(t *testing.T) {
 	if code != 2 || !strings.Contains(stderr, "without --comm") {
 		t.Errorf("compare --metric %s --svg without --comm: exit %d: %s", sim.MetricCommMeanLatency, code, stderr)
 	}
+	// Without --svg too: the metric is one no replay will have.
+	code, _, stderr = runCLI(t, "", append(args, "--metric", sim.MetricCommMeanLatency)...)
+	if code != 2 || !strings.Contains(stderr, "without --comm") {
+		t.Errorf("compare --metric %s without --comm or --svg: exit %d: %s", sim.MetricCommMeanLatency, code, stderr)
+	}
 	code, _, stderr = runCLI(t, "", append(args, "--comm", "all-to-all", "--metrics", "sched,comm")...)
 	if code != 2 || !strings.Contains(stderr, "--comm") {
 		t.Errorf("--metrics sched,comm: exit %d: %s", code, stderr)
