@@ -350,17 +350,20 @@ procalloc merge bunde.shard-*.jsonl --spec examples/bunde2004.yaml -o bunde.json
 				}
 				w := e.stdout
 				if *asJSON {
-					return writeJSON(w, o)
-				}
-				fmt.Fprintf(w, "sweep %s, shard %s: %d items, %d already done, %d run, %d failed -> %s\n", o.Sweep, o.Shard, o.Items, o.Skipped, o.Ran, o.Failed, o.Results)
-				if o.Stopped {
-					if inArray {
+					if err := writeJSON(w, o); err != nil {
+						return err
+					}
+				} else {
+					fmt.Fprintf(w, "sweep %s, shard %s: %d items, %d already done, %d run, %d failed -> %s\n", o.Sweep, o.Shard, o.Items, o.Skipped, o.Ran, o.Failed, o.Results)
+					if o.Stopped && inArray {
 						// In the task's log (scancel, a preemption): the command is the script's.
 						fmt.Fprintln(w, "interrupted: submit the array's script again (sbatch) to finish: each task resumes its results file")
-					} else {
+					} else if o.Stopped {
 						fmt.Fprintln(w, "interrupted: run the same command again to finish")
 					}
 				}
+				// The exit status is the same with --json (it was 0 there, failed
+				// items or not, so a script checking it went on with them).
 				if o.Failed > 0 {
 					return fmt.Errorf("%d items failed (their errors are in %s; a rerun retries them)", o.Failed, o.Results)
 				}
