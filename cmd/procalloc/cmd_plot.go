@@ -115,7 +115,7 @@ procalloc plot bunde.jsonl --where pattern=n-body --json`,
 					xv, _ := plotParam(l.Params, *x)
 					yv, ok := resultMetrics(l)[*y]
 					if !ok {
-						return plotNoMetric(*y, l)
+						return plotNoMetric(*y, l, rep.Lines)
 					}
 					id := l.Params.Alloc + "@" + strconv.FormatFloat(xv, 'g', -1, 64)
 					if prev, dup := seen[id]; dup {
@@ -580,10 +580,20 @@ func looksLikeResults(br *bufio.Reader) (bool, error) {
 	return string(head) == `{"sweep"`, nil
 }
 
-// plotNoMetric is the usage error of --y naming no numeric metric of line l: a key
-// whose value is not a number (a string, null, an object) says so; else the
-// numeric metrics are listed ("it has )" when there were none).
-func plotNoMetric(y string, l sweep.Line) error {
+// plotNoMetric is the usage error of --y naming no numeric metric of line l: a
+// metric of the network (comm_...) on an item without a pattern says that it was
+// replayed without communication and which items have it (of lines); a key whose
+// value is not a number (a string, null, an object) says so; else the numeric
+// metrics are listed ("it has )" when there were none).
+func plotNoMetric(y string, l sweep.Line, lines []sweep.Line) error {
+	if m, ok := sim.MetricByKey(y); ok && m.Group == sim.MetricsComm && l.Params.Pattern == "none" {
+		pats := distinctValues(lines, "pattern", func(p sweep.Params) bool { return p.Pattern != "none" })
+		hint := "no item here has one (a sweep file's patterns: key, compare --comm)"
+		if len(pats) > 0 {
+			hint = fmt.Sprintf("the items of pattern %s have it: e.g. --where pattern=%s", listValues(pats), pats[0])
+		}
+		return usagef("--y %s: item #%d has pattern none, a replay without communication, which has no network figures (the comm_ metrics are a pattern's); %s", y, l.Index, hint)
+	}
 	var raw map[string]json.RawMessage
 	json.Unmarshal(l.Result, &raw)
 	if v, ok := raw[y]; ok {

@@ -234,9 +234,28 @@ func TestSweepCarriesCommMetrics(t *testing.T) {
 		t.Errorf("plot --y misspelt: exit %d: %s", code, stderr)
 	}
 	// On the items without a pattern it is not a metric (usage error, not a 0).
-	code, _, stderr = runCLI(t, "", "plot", merged, "--where", "pattern=none", "--y", key)
-	if code != 2 || !strings.Contains(stderr, "no such metric") {
-		t.Errorf("plot --y %s on items without communication: exit %d: %s", key, code, stderr)
+	// It says why (no pattern) and which items have it, with or without --where
+	// (it said "no such metric", listing the item's metrics).
+	for _, where := range [][]string{{"--where", "pattern=none"}, nil} {
+		code, _, stderr = runCLI(t, "", append([]string{"plot", merged, "--y", key}, where...)...)
+		if code != 2 || !strings.Contains(stderr, "pattern none, a replay without communication") || !strings.Contains(stderr, "--where pattern=all-to-all") {
+			t.Errorf("plot --y %s %q on items without communication: exit %d: %s", key, where, code, stderr)
+		}
+	}
+	// On results without any pattern it says none has one.
+	var noneLines []string
+	for _, line := range strings.SplitAfter(string(mustRead(t, merged)), "\n") {
+		if strings.Contains(line, `"pattern":"none"`) {
+			noneLines = append(noneLines, line)
+		}
+	}
+	noComm := filepath.Join(dir, "none.jsonl")
+	if err := os.WriteFile(noComm, []byte(strings.Join(noneLines, "")), 0o644); err != nil || len(noneLines) != 4 {
+		t.Fatalf("%d lines without a pattern (%v)", len(noneLines), err)
+	}
+	code, _, stderr = runCLI(t, "", "plot", noComm, "--y", key)
+	if code != 2 || !strings.Contains(stderr, "no item here has one") {
+		t.Errorf("plot --y %s on a sweep without communication: exit %d: %s", key, code, stderr)
 	}
 }
 
