@@ -532,7 +532,7 @@ func writeCompareCSV(w io.Writer, sums []sim.Summary) error {
 				row = append(row, "")
 				continue
 			}
-			row = append(row, strconv.FormatFloat(m.Value(&s), 'f', -1, 64))
+			row = append(row, csvNumber(m.Value(&s)))
 		}
 		if s.Ties != nil {
 			row = append(row, strconv.FormatFloat(s.Ties.PctTied, 'f', -1, 64), strconv.FormatFloat(s.Ties.AvgNumTied, 'f', -1, 64))
@@ -548,6 +548,10 @@ func writeCompareCSV(w io.Writer, sums []sim.Summary) error {
 	cw.Flush()
 	return cw.Error()
 }
+
+// csvNumber is a metric's value in a CSV cell (compare --csv, merge --csv): plain
+// decimals, every digit (not 3.311031e+06, which sort -n misreads).
+func csvNumber(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 // writeBarChart draws one horizontal bar per allocator, titled by the metric with
 // its unit (the bars have no axis to carry it).

@@ -939,7 +939,7 @@ func writeSweepCSV(w io.Writer, lines []sweep.Line) error {
 		mv := resultMetrics(l)
 		for _, m := range metrics {
 			if v, ok := mv[m.Key]; ok {
-				row = append(row, strconv.FormatFloat(v, 'g', -1, 64))
+				row = append(row, csvNumber(v))
 			} else {
 				row = append(row, "")
 			}

@@ -486,3 +486,58 @@ func TestUnknownMetricNamesRefused(t *testing.T) {
 		t.Errorf("--metrics sched,comm: exit %d: %s", code, stderr)
 	}
 }
+
+// TestMergeCSVNumbersAsCompareCSV: a metric's cell in merge --csv is the text
+// compare --csv writes for the same value: plain decimals, every digit. merge
+// wrote Go's shortest %g, so a count of a million or more came out as 3.311031e+06
+// (comm_messages of a week of KTH-SP2 under all-to-all) and a mean wait of
+// 2,538,313 s as 2.538313e+06, where compare --csv wrote 3311031.
+func TestMergeCSVNumbersAsCompareCSV(t *testing.T) {
+	result := `{"alloc":"mc1x1","machine":"mesh:10x10","sched":"fcfs","jobs":869,"load_factor":1,` +
+		`"pct_contiguous":100,"mean_wait":2538313.25,"mean_response":2552105.5,"mean_slowdown":22.625,"makespan":12345678,"utilization":0.00001234,` +
+		`"comm":{"pattern":"all-to-all","seed":1,"messages":3311031,"mean_latency_cycles":421.339362875189,` +
+		`"max_link_messages":174217,"max_link_load":0.4311552594470933,"run_time_fraction":0.0000271}}`
+	line := sweep.Line{Item: sweep.Item{Index: 0, Key: "k", Params: sweep.Params{Trace: "t", Machine: "mesh:10x10", Alloc: "mc1x1",
+		Sched: "fcfs", Contract: 1, Pattern: "all-to-all", Seed: 1}}, Status: sweep.StatusOK, Result: json.RawMessage(result)}
+	var s sim.Summary
+	if err := json.Unmarshal([]byte(result), &s); err != nil {
+		t.Fatal(err)
+	}
+	var mb, cb strings.Builder
+	if err := writeSweepCSV(&mb, []sweep.Line{line}); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeCompareCSV(&cb, []sim.Summary{s}); err != nil {
+		t.Fatal(err)
+	}
+	read := func(name, text string) map[string]string {
+		rows, err := csv.NewReader(strings.NewReader(text)).ReadAll()
+		if err != nil || len(rows) != 2 {
+			t.Fatalf("%s: %d rows (%v):\n%s", name, len(rows), err, text)
+		}
+		cells := map[string]string{}
+		for i, h := range rows[0] {
+			cells[h] = rows[1][i]
+		}
+		return cells
+	}
+	merged, compared := read("merge --csv", mb.String()), read("compare --csv", cb.String())
+	checked := 0
+	for _, m := range sim.Metrics() {
+		mc, ok1 := merged[m.Key]
+		cc, ok2 := compared[m.Key]
+		if !ok1 || !ok2 || cc == "" || mc == "" {
+			continue
+		}
+		checked++
+		if mc != cc {
+			t.Errorf("%s: merge --csv %q, compare --csv %q", m.Key, mc, cc)
+		}
+	}
+	if merged[sim.MetricCommMessages] != "3311031" {
+		t.Errorf("comm_messages: merge --csv %q, want 3311031", merged[sim.MetricCommMessages])
+	}
+	if checked < 8 {
+		t.Errorf("only %d metrics compared", checked)
+	}
+}
