@@ -96,7 +96,7 @@ routes could wait in a cycle "distance classes per link" (the message engine gav
 its links classes, so it cannot deadlock; absent on meshes, tori and fat trees).
 --csv writes the table (with --comm the network's figures as comm_messages,
 comm_mean_latency_cycles, comm_max_link_messages, comm_max_link_load,
-comm_run_time_fraction, and comm_pattern, comm_seed), --svg a bar chart of one
+comm_run_time_fraction, and comm_pattern, comm_seed, comm_distance_classes), --svg a bar chart of one
 metric (--metric; a comm_ metric needs --comm, with or without --svg), --json every
 summary (the same keys as sim --json) and "best": each metric's best columns.
 Machines, networks (--graph) and traces (sacct too), and host names (--hosts,
@@ -485,7 +485,8 @@ func compareBestJSON(sums []sim.Summary) map[string][]string {
 
 // writeCompareCSV writes compare's table as CSV, one row per replay: its
 // parameters, the metrics under their keys (sim.Metrics; with communication the
-// pattern and seed as comm_pattern and comm_seed, and the network's metrics), ties,
+// pattern and seed as comm_pattern and comm_seed, the distance classes as
+// comm_distance_classes where some run has any, and the network's metrics), ties,
 // and the baseline's figures with --baseline. A cell is empty where a replay has
 // no value.
 func writeCompareCSV(w io.Writer, sums []sim.Summary) error {
@@ -494,6 +495,12 @@ func writeCompareCSV(w io.Writer, sums []sim.Summary) error {
 	comm := slices.ContainsFunc(sums, func(s sim.Summary) bool { return s.Comm != nil })
 	if comm {
 		header = append(header, "comm_pattern", "comm_seed")
+	}
+	// The message engine's distance classes, a parameter as the seed is, where
+	// some run has them (the table's row "distance classes per link").
+	classes := slices.ContainsFunc(sums, func(s sim.Summary) bool { return s.Comm != nil && s.Comm.DistanceClasses > 0 })
+	if classes {
+		header = append(header, "comm_distance_classes")
 	}
 	metrics := tableMetrics(comm)
 	for _, m := range metrics {
@@ -526,6 +533,13 @@ func writeCompareCSV(w io.Writer, sums []sim.Summary) error {
 			row = append(row, c.Pattern, strconv.FormatUint(c.Seed, 10))
 		} else if comm {
 			row = append(row, "", "")
+		}
+		if classes {
+			if c := s.Comm; c != nil && c.DistanceClasses > 0 {
+				row = append(row, strconv.Itoa(c.DistanceClasses))
+			} else {
+				row = append(row, "")
+			}
 		}
 		for _, m := range metrics {
 			if !m.Has(&s) {

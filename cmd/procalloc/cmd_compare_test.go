@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -177,16 +178,31 @@ func TestCompareShowsTheDistanceClasses(t *testing.T) {
 	} {
 		args := []string{"--trace", jobs, "--machine", c.machine, "--comm", "all-to-all"}
 		specs := []string{"bf:rcm", "genalg"}
-		code, out, stderr := runCLI(t, "", append([]string{"compare", "--alloc", strings.Join(specs, ",")}, args...)...)
+		csvPath := filepath.Join(dir, "c.csv")
+		code, out, stderr := runCLI(t, "", append([]string{"compare", "--alloc", strings.Join(specs, ","), "--csv", csvPath}, args...)...)
 		if code != 0 {
 			t.Fatalf("%s: compare: exit %d: %s", c.machine, code, stderr)
 		}
+		// --csv has the row as its column comm_distance_classes.
+		rows, err := csv.NewReader(strings.NewReader(string(mustRead(t, csvPath)))).ReadAll()
+		if err != nil || len(rows) != 1+len(specs) {
+			t.Fatalf("%s: --csv: %d rows, %v", c.machine, len(rows), err)
+		}
+		col := slices.Index(rows[0], "comm_distance_classes")
 		cells := tableCells(out, row)
 		if c.classes == 0 {
-			if cells != nil {
-				t.Errorf("%s: compare has a row %q: %q", c.machine, row, cells)
+			if cells != nil || col >= 0 {
+				t.Errorf("%s: compare has a row %q: %q, CSV column %d", c.machine, row, cells, col)
 			}
 			continue
+		}
+		if col < 0 {
+			t.Fatalf("%s: --csv has no column comm_distance_classes: %q", c.machine, rows[0])
+		}
+		for i := range specs {
+			if i < len(cells) && rows[1+i][col] != cells[i] {
+				t.Errorf("%s: --csv comm_distance_classes %q, the table's cell %q", specs[i], rows[1+i][col], cells[i])
+			}
 		}
 		if len(cells) != len(specs) {
 			t.Fatalf("%s: compare's row %q is %q, want %d cells:\n%s", c.machine, row, cells, len(specs), out)
