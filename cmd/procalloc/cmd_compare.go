@@ -89,8 +89,15 @@ understood: --alloc mc1x1,mc1x1:tb=3,9,3,2,bf:hilbert names three allocators.
 The best value of each row is marked '*' (the lowest; the highest for
 % contiguous; none where all agree or a metric has no better way, as utilization),
 at the precision shown and among the replays of one load factor.
---csv writes the table (with --comm the network's figures as comm_..., and
-comm_pattern, comm_seed), --svg a bar chart of one metric (--metric), --json every
+With --comm the table has sim's rows of the network's figures (docs/comm.md, "What
+a replay reports"): messages delivered, mean message latency, the busiest link's
+messages and load, run time / trace's, the seed, and on a dragonfly or graph whose
+routes could wait in a cycle "distance classes per link" (the message engine gave
+its links classes, so it cannot deadlock; absent on meshes, tori and fat trees).
+--csv writes the table (with --comm the network's figures as comm_messages,
+comm_mean_latency_cycles, comm_max_link_messages, comm_max_link_load,
+comm_run_time_fraction, and comm_pattern, comm_seed, comm_distance_classes), --svg a bar chart of one
+metric (--metric; a comm_ metric needs --comm, with or without --svg), --json every
 summary (the same keys as sim --json) and "best": each metric's best columns.
 Machines, networks (--graph) and traces (sacct too), and host names (--hosts,
 --hostlist) as for "procalloc sim"; see
@@ -107,7 +114,8 @@ procalloc compare --trace sim/testdata/sacct-fattree.txt --graph blocks.conf --a
 procalloc compare --trace sim/testdata/sacct-fattree.txt --machine mesh:4x4 --hosts nodes.txt --alloc as-run,slurm:tree:topo/testdata/topology.conf,slurm:tree:topo/testdata/topology.conf:hilbert --sched as-run
 procalloc compare --trace sim/testdata/LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --compat premas --alloc mc1x1,bf:hilbert --to 200000 --baseline exact --baseline-time-limit 100ms
 procalloc compare --trace sim/testdata/LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --alloc mm,mc1x1,bf:hilbert --loads 1,0.8,0.6 --metric mean_response --parallel 4 --json -o loads.json
-procalloc compare --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --machine mesh:16x16 --alloc mm,mc1x1 --comm n-body --engine flit --vcs 2 --from 1996-10-01 --to 1996-10-08`,
+procalloc compare --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --machine mesh:16x16 --alloc mm,mc1x1 --comm n-body --engine flit --vcs 2 --from 1996-10-01 --to 1996-10-08
+procalloc compare --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --machine dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=13 --alloc bf:rcm,genalg --to 1996-10-08 --comm all-to-all --metric comm_mean_latency_cycles --svg latency.svg`,
 		yourFiles: []yourFile{yourOptPairs, yourBlocks, yourNodes},
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			var sf simFlags
@@ -115,7 +123,7 @@ procalloc compare --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --machine
 			allocs := fs.String("alloc", "", "comma-separated allocator `SPECS`: "+strings.Join(alloc.Names(), ", "))
 			csvOut := fs.String("csv", "", "also write the table as CSV to `FILE`")
 			svgOut := fs.String("svg", "", "also write a bar chart of --metric to `FILE` (SVG)")
-			metric := fs.String("metric", "mean_total_pairwise_l1", "metric of the --svg chart (a JSON key of the table)")
+			metric := fs.String("metric", "mean_total_pairwise_l1", "metric of the --svg chart (a key of --csv's columns; comm_... with --comm)")
 			par := fs.Int("parallel", runtime.GOMAXPROCS(0), "replays run at the same time")
 			loads := fs.String("loads", "", "comma-separated load factors `L1,L2,...` (arrival contractions, as --contract): every allocator runs at each; --svg then plots --metric against the load factor, one line per allocator (Bunde et al. 2004 Figs. 7-8)")
 			asJSON := fs.Bool("json", false, "print JSON")
@@ -153,8 +161,10 @@ procalloc compare --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --machine
 				if err != nil {
 					return err
 				}
-				if chart.Group == sim.MetricsComm && base.Comm == "" && *svgOut != "" {
-					return usagef("--metric %s: a figure of the network, which a replay without --comm has not (--svg would draw nothing)", chart.Key)
+				// Refused with or without --svg: without it --metric names a
+				// figure no replay will have as surely (it was let through then).
+				if chart.Group == sim.MetricsComm && base.Comm == "" {
+					return usagef("--metric %s: a figure of the network, which a replay without --comm has not (a chart of it would draw nothing): add --comm PATTERN, or name another metric", chart.Key)
 				}
 				if err := readTrace(ctx, e, &base); err != nil {
 					return err
@@ -319,9 +329,12 @@ func printCompare(w io.Writer, sums []sim.Summary) error {
 	// (compare showed none of them).
 	if slices.ContainsFunc(sums, func(s sim.Summary) bool { return s.Comm != nil }) {
 		for _, r := range commRows {
+			if !slices.ContainsFunc(sums, func(s sim.Summary) bool { return s.Comm != nil && r.isShown(&s) }) {
+				continue // a row no run has (distance classes on a mesh): sim leaves it out too
+			}
 			row := []string{r.name}
 			for _, s := range sums {
-				if s.Comm != nil {
+				if s.Comm != nil && r.isShown(&s) {
 					row = append(row, r.value(&s))
 				} else {
 					row = append(row, "-")
@@ -472,7 +485,8 @@ func compareBestJSON(sums []sim.Summary) map[string][]string {
 
 // writeCompareCSV writes compare's table as CSV, one row per replay: its
 // parameters, the metrics under their keys (sim.Metrics; with communication the
-// pattern and seed as comm_pattern and comm_seed, and the network's metrics), ties,
+// pattern and seed as comm_pattern and comm_seed, the distance classes as
+// comm_distance_classes where some run has any, and the network's metrics), ties,
 // and the baseline's figures with --baseline. A cell is empty where a replay has
 // no value.
 func writeCompareCSV(w io.Writer, sums []sim.Summary) error {
@@ -481,6 +495,12 @@ func writeCompareCSV(w io.Writer, sums []sim.Summary) error {
 	comm := slices.ContainsFunc(sums, func(s sim.Summary) bool { return s.Comm != nil })
 	if comm {
 		header = append(header, "comm_pattern", "comm_seed")
+	}
+	// The message engine's distance classes, a parameter as the seed is, where
+	// some run has them (the table's row "distance classes per link").
+	classes := slices.ContainsFunc(sums, func(s sim.Summary) bool { return s.Comm != nil && s.Comm.DistanceClasses > 0 })
+	if classes {
+		header = append(header, "comm_distance_classes")
 	}
 	metrics := tableMetrics(comm)
 	for _, m := range metrics {
@@ -514,12 +534,19 @@ func writeCompareCSV(w io.Writer, sums []sim.Summary) error {
 		} else if comm {
 			row = append(row, "", "")
 		}
+		if classes {
+			if c := s.Comm; c != nil && c.DistanceClasses > 0 {
+				row = append(row, strconv.Itoa(c.DistanceClasses))
+			} else {
+				row = append(row, "")
+			}
+		}
 		for _, m := range metrics {
 			if !m.Has(&s) {
 				row = append(row, "")
 				continue
 			}
-			row = append(row, strconv.FormatFloat(m.Value(&s), 'f', -1, 64))
+			row = append(row, csvNumber(m.Value(&s)))
 		}
 		if s.Ties != nil {
 			row = append(row, strconv.FormatFloat(s.Ties.PctTied, 'f', -1, 64), strconv.FormatFloat(s.Ties.AvgNumTied, 'f', -1, 64))
@@ -535,6 +562,10 @@ func writeCompareCSV(w io.Writer, sums []sim.Summary) error {
 	cw.Flush()
 	return cw.Error()
 }
+
+// csvNumber is a metric's value in a CSV cell (compare --csv, merge --csv): plain
+// decimals, every digit (not 3.311031e+06, which sort -n misreads).
+func csvNumber(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 // writeBarChart draws one horizontal bar per allocator, titled by the metric with
 // its unit (the bars have no axis to carry it).

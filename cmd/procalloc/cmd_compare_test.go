@@ -1,13 +1,17 @@
 package main
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/procalloc/procalloc/sim"
 )
 
 func TestSplitAllocSpecs(t *testing.T) {
@@ -139,8 +143,84 @@ func TestCompareShowsTheNetwork(t *testing.T) {
 					}
 				}
 			}
+			if want == "" && got == "" && r.shown != nil {
+				continue // a row neither has (distance classes on a mesh)
+			}
 			if want == "" || got != want {
 				t.Errorf("%s, %q: compare shows %q, sim %q", a, r.name, got, want)
+			}
+		}
+	}
+}
+
+// TestCompareShowsTheDistanceClasses: on a dragonfly, whose minimal routes could
+// wait in a cycle, the message engine gives the links distance classes and sim's
+// table says how many ("distance classes per link", JSON comm.distance_classes);
+// compare's table has the same row, with sim's value in each column (it had none,
+// so its figures did not say the classes were used), and on a mesh neither has it.
+func TestCompareShowsTheDistanceClasses(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	for i := range 30 {
+		b.WriteString(strconv.Itoa(i*40) + " " + strconv.Itoa(1+(i*7)%12) + " " + strconv.Itoa(60+(i*37)%200) + " -1\n")
+	}
+	jobs := filepath.Join(dir, "jobs.txt")
+	if err := os.WriteFile(jobs, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const row = "distance classes per link"
+	for _, c := range []struct {
+		machine string
+		classes int // 0: no row
+	}{
+		{"dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=13", 3},
+		{"mesh:6x6", 0},
+	} {
+		args := []string{"--trace", jobs, "--machine", c.machine, "--comm", "all-to-all"}
+		specs := []string{"bf:rcm", "genalg"}
+		csvPath := filepath.Join(dir, "c.csv")
+		code, out, stderr := runCLI(t, "", append([]string{"compare", "--alloc", strings.Join(specs, ","), "--csv", csvPath}, args...)...)
+		if code != 0 {
+			t.Fatalf("%s: compare: exit %d: %s", c.machine, code, stderr)
+		}
+		// --csv has the row as its column comm_distance_classes.
+		rows, err := csv.NewReader(strings.NewReader(string(mustRead(t, csvPath)))).ReadAll()
+		if err != nil || len(rows) != 1+len(specs) {
+			t.Fatalf("%s: --csv: %d rows, %v", c.machine, len(rows), err)
+		}
+		col := slices.Index(rows[0], "comm_distance_classes")
+		cells := tableCells(out, row)
+		if c.classes == 0 {
+			if cells != nil || col >= 0 {
+				t.Errorf("%s: compare has a row %q: %q, CSV column %d", c.machine, row, cells, col)
+			}
+			continue
+		}
+		if col < 0 {
+			t.Fatalf("%s: --csv has no column comm_distance_classes: %q", c.machine, rows[0])
+		}
+		for i := range specs {
+			if i < len(cells) && rows[1+i][col] != cells[i] {
+				t.Errorf("%s: --csv comm_distance_classes %q, the table's cell %q", specs[i], rows[1+i][col], cells[i])
+			}
+		}
+		if len(cells) != len(specs) {
+			t.Fatalf("%s: compare's row %q is %q, want %d cells:\n%s", c.machine, row, cells, len(specs), out)
+		}
+		for i, a := range specs {
+			code, single, stderr := runCLI(t, "", append([]string{"sim", "--alloc", a, "--json"}, args...)...)
+			if code != 0 {
+				t.Fatalf("%s: sim %s: exit %d: %s", c.machine, a, code, stderr)
+			}
+			var s sim.Summary
+			if err := json.Unmarshal([]byte(single), &s); err != nil {
+				t.Fatal(err)
+			}
+			if s.Comm == nil || s.Comm.DistanceClasses != c.classes {
+				t.Fatalf("%s: sim %s: comm %+v, want %d distance classes", c.machine, a, s.Comm, c.classes)
+			}
+			if cells[i] != strconv.Itoa(s.Comm.DistanceClasses) {
+				t.Errorf("%s, %s: compare's %q is %q, sim's JSON %d", c.machine, a, row, cells[i], s.Comm.DistanceClasses)
 			}
 		}
 	}

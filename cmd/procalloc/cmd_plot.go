@@ -43,7 +43,9 @@ func init() {
 "procalloc compare") and draws --y (a metric key of
 "sim --json", e.g. mean_response, mean_wait, mean_total_pairwise_l1,
 mean_message_distance, utilization; with a pattern the network's figures, the keys
-of its comm object after comm_: comm_mean_latency_cycles, comm_max_link_messages, ...)
+of its comm object after comm_: comm_messages, comm_mean_latency_cycles,
+comm_max_link_messages, comm_max_link_load, comm_run_time_fraction, which items of
+pattern none lack: --where pattern=... keeps those that have them)
 against --x (contract, the load factor, or seed),
 one line per allocator: the form of Bunde et al. 2004 Figs. 7-8. --where keeps the
 items whose parameters match (trace, machine, sched, pattern, alloc, contract, seed,
@@ -66,7 +68,8 @@ the table shows any value).`,
 		example: `procalloc plot bunde.jsonl --where machine=mesh:16x16,pattern=n-body --y mean_response --svg fig8b.svg
 procalloc merge bunde.shard-*.jsonl | procalloc plot - --where pattern=n-body,contract=1 --x seed
 procalloc plot bunde.jsonl --where pattern=n-body --title 'Bunde 2004, n-body' --svg nbody.svg -o nbody.txt
-procalloc plot bunde.jsonl --where pattern=n-body --json`,
+procalloc plot bunde.jsonl --where pattern=n-body --json
+procalloc plot bunde.jsonl --where pattern=all-to-all --y comm_mean_latency_cycles --svg latency.svg`,
 		yourFiles: []yourFile{{"bunde.jsonl", "the merged results of a sweep (procalloc merge bunde.shard-*.jsonl -o bunde.jsonl)"}, yourShards},
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			x := fs.String("x", "contract", "parameter on the x axis: contract (load factor) or seed")
@@ -115,7 +118,7 @@ procalloc plot bunde.jsonl --where pattern=n-body --json`,
 					xv, _ := plotParam(l.Params, *x)
 					yv, ok := resultMetrics(l)[*y]
 					if !ok {
-						return plotNoMetric(*y, l)
+						return plotNoMetric(*y, l, rep.Lines)
 					}
 					id := l.Params.Alloc + "@" + strconv.FormatFloat(xv, 'g', -1, 64)
 					if prev, dup := seen[id]; dup {
@@ -580,10 +583,20 @@ func looksLikeResults(br *bufio.Reader) (bool, error) {
 	return string(head) == `{"sweep"`, nil
 }
 
-// plotNoMetric is the usage error of --y naming no numeric metric of line l: a key
-// whose value is not a number (a string, null, an object) says so; else the
-// numeric metrics are listed ("it has )" when there were none).
-func plotNoMetric(y string, l sweep.Line) error {
+// plotNoMetric is the usage error of --y naming no numeric metric of line l: a
+// metric of the network (comm_...) on an item without a pattern says that it was
+// replayed without communication and which items have it (of lines); a key whose
+// value is not a number (a string, null, an object) says so; else the numeric
+// metrics are listed ("it has )" when there were none).
+func plotNoMetric(y string, l sweep.Line, lines []sweep.Line) error {
+	if m, ok := sim.MetricByKey(y); ok && m.Group == sim.MetricsComm && l.Params.Pattern == "none" {
+		pats := distinctValues(lines, "pattern", func(p sweep.Params) bool { return p.Pattern != "none" })
+		hint := "no item here has one (a sweep file's patterns: key, compare --comm)"
+		if len(pats) > 0 {
+			hint = fmt.Sprintf("the items of pattern %s have it: e.g. --where pattern=%s", listValues(pats), pats[0])
+		}
+		return usagef("--y %s: item #%d has pattern none, a replay without communication, which has no network figures (the comm_ metrics are a pattern's); %s", y, l.Index, hint)
+	}
 	var raw map[string]json.RawMessage
 	json.Unmarshal(l.Result, &raw)
 	if v, ok := raw[y]; ok {

@@ -290,25 +290,37 @@ func (f *simFlags) spec(ctx context.Context, e *env, allocSpec string) (sim.Spec
 }
 
 // commRow is a row of the network's figures in the sim and compare tables: a
-// metric of group comm (metric set), or the seed (metric nil).
+// metric of group comm (metric set), or a parameter (metric nil): the seed, the
+// distance classes.
 type commRow struct {
 	name   string
 	value  func(s *sim.Summary) string // s.Comm is not nil
-	metric *sim.Metric                 // nil for the seed's row
+	metric *sim.Metric                 // nil for a parameter's row
+	// shown says whether replay s has the row (s.Comm is not nil); nil: every
+	// replay with communication has it. sim prints the row where it is shown,
+	// compare where some run's is ("-" in the others' cells).
+	shown func(s *sim.Summary) bool
 }
 
 // commRows are the network's figures of a replay with communication, as the sim
 // and compare tables show them (docs/comm.md, "What a replay reports"): the
-// metrics of group comm (sim.Metrics), then the seed, a parameter.
+// metrics of group comm (sim.Metrics), then the seed, a parameter, and the
+// message engine's distance classes where it gave the links any.
 var commRows = func() []commRow {
 	var rows []commRow
 	for _, m := range sim.Metrics() {
 		if m.Group == sim.MetricsComm {
-			rows = append(rows, commRow{m.Name, func(s *sim.Summary) string { return formatMetric(m, s) }, &m})
+			rows = append(rows, commRow{name: m.Name, value: func(s *sim.Summary) string { return formatMetric(m, s) }, metric: &m})
 		}
 	}
-	return append(rows, commRow{"communication seed (--comm-seed)", func(s *sim.Summary) string { return strconv.FormatUint(s.Comm.Seed, 10) }, nil})
+	return append(rows,
+		commRow{name: "communication seed (--comm-seed)", value: func(s *sim.Summary) string { return strconv.FormatUint(s.Comm.Seed, 10) }},
+		commRow{name: "distance classes per link", value: func(s *sim.Summary) string { return strconv.Itoa(s.Comm.DistanceClasses) },
+			shown: func(s *sim.Summary) bool { return s.Comm.DistanceClasses > 0 }})
 }()
+
+// isShown says whether replay s (with communication) has row r.
+func (r commRow) isShown(s *sim.Summary) bool { return r.shown == nil || r.shown(s) }
 
 // patternName is a pattern's own name (nbody is n-body), or s when it names none
 // (Validate says so).
@@ -513,11 +525,18 @@ in PATTERN over the network, shared with the other running jobs, and ends when t
 has arrived; --cycle-seconds converts network cycles to trace seconds. Their product
 sets the load: when the jobs run under 1 % of their trace node-seconds (JSON
 comm.run_time_fraction, the table's "run time / trace's") a warning says the machine is
-nearly idle (docs/comm.md, "The cycle length"). --engine picks
+nearly idle (docs/comm.md, "The cycle length"). The network's figures (JSON comm:
+messages, mean_latency_cycles, max_link_messages, max_link_load, run_time_fraction)
+are the metrics comm_messages, comm_mean_latency_cycles, ... of compare --csv,
+merge --csv and plot --y. --engine picks
 the network model. message (the default) is the message-level wormhole model: a
 message holds its whole path, --router-delay cycles per hop, no buffers; on graphs
-and dragonflies whose routes could wait in a cycle each link has distance classes
-(a route's h-th router-to-router link is class h), so it cannot deadlock. flit is the flit-level model of BookSim2's input-queued router that "procalloc
+and dragonflies whose routes could wait in a cycle (found from the routes, no flag)
+each router-to-router link has distance classes: a route's h-th such link (h from 0)
+is class min(h, C-1), C the most such links of any route (3 on a dragonfly), so it
+cannot deadlock; the table's "distance classes per link" and JSON
+comm.distance_classes give C (absent on meshes, tori and fat trees, which keep one
+channel a link, and with flit). flit is the flit-level model of BookSim2's input-queued router that "procalloc
 netsim" validates against BookSim2 (docs/comm.md): --vcs virtual channels per port
 (default 1 on a mesh, 2 on a torus, which needs at least 2), --vc-buffer flits per
 virtual channel (default 8; from 1, as in BookSim2), router stages of
@@ -608,6 +627,7 @@ procalloc sim --trace ../shared/traces/LANL-CM5-1994-4.1-cln.swf.gz --machine fa
 procalloc sim --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --format swf --skip-bad --max-jobs 5000000 --machine mesh:16x16 --contract 0.8 --replicate 4 --perturb 600 --seed 3 -o t.result
 procalloc sim --trace sim/testdata/sacct-fattree.txt --format sacct --tz America/Denver --machine mesh:4x4 --hosts nodes.txt --alloc bf:hilbert --pattern n-body --msg-flits 16 --flit-bytes 8
 procalloc sim --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --machine mesh:16x16 --comm random --comm-seed 5 --msgs-per-second 0.01 --cycle-seconds 1e-8 --router-delay 2
+procalloc sim --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --machine dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=13 --alloc bf:rcm --to 1996-10-08 --comm all-to-all
 procalloc sim --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --machine torus:8x8 --drop-larger --to 1996-10-08 --comm n-body --engine flit --vcs 2 --routing-delay 1 --vc-alloc-delay 1 --sw-alloc-delay 1 --st-delay 1 --link-delay 2
 procalloc sim --trace sim/testdata/sacct-fattree.txt --graph topo/testdata/topology.yaml --graph-format slurm-topology-yaml --topology fabric --alloc bf:rcm --comm n-body --engine flit --vcs 8 --hop-classes`,
 		yourFiles: []yourFile{yourBlocks, yourNodes, {"partitions.conf", "your site's slurm.conf, its nodes node[01-16] in partitions batch and debug"}, {"rings.yaml", "your site's topology.yaml with a ring topology (Slurm 26.05 and later), its nodes node[01-16]"}, {"rings.conf", "your site's topology.conf of RingName= lines (TopologyPlugin=topology/ring, Slurm 26.05 and later), its nodes node[01-16]"}},
@@ -761,10 +781,9 @@ func printSimSummary(w io.Writer, o *sim.Report, metrics sim.MetricSet, bySize b
 	}
 	if c := s.Comm; c != nil {
 		for _, r := range commRows {
-			t.row(r.name, r.value(&s))
-		}
-		if c.DistanceClasses > 0 {
-			t.row("distance classes per link", strconv.Itoa(c.DistanceClasses))
+			if r.isShown(&s) {
+				t.row(r.name, r.value(&s))
+			}
 		}
 		if f := c.Flit; f != nil {
 			// Short rows: one long value pushed every value of the table right.

@@ -96,6 +96,16 @@ give --tz, so give it (flags: [--tz, UTC]) when shards or reruns may run elsewhe
 (each result names its zone, time_zone); and --baseline exact finds and proves what
 it can within --baseline-time-limit, which depends on the machine's speed.
 
+An item with a pattern replays with communication (sim --comm): its result has the
+network's figures (comm: messages, mean latency, busiest link, run time fraction),
+the metrics comm_messages, comm_mean_latency_cycles, comm_max_link_messages,
+comm_max_link_load and comm_run_time_fraction of merge --csv and plot --y; items of
+pattern none have none of them (empty cells, not zeros). On a dragonfly or graph
+whose routes could wait in a cycle the message engine gives the links distance
+classes by itself, so engines: [message] runs there to the end (comm.distance_classes
+in the result says how many; docs/comm.md, "Deadlock"). examples/comm-dragonfly.yaml
+is such a sweep over a mesh and a dragonfly, with the merge and plot to follow.
+
 SPEC may be - to read the sweep file from standard input: relative file names are
 then taken from the current directory, and the sweep is named "stdin" unless it has a
 name: key. Results and resuming work as with a file (items are known by their
@@ -174,6 +184,7 @@ Those of live processes (concurrent shards) and of other hosts (shards on other
 nodes of a shared file system, whose processes cannot be seen from here) stay:
 remove those by hand once their runs have ended.`,
 		example: `procalloc sweep examples/demo-sweep.yaml -o demo.jsonl
+procalloc sweep examples/comm-dragonfly.yaml -o comm.jsonl
 procalloc sweep - --list < examples/demo-sweep.yaml
 procalloc sweep examples/bunde2004.yaml --shard 2/4 -o bunde.shard-2.jsonl
 mkdir -p perjob && procalloc sweep examples/demo-sweep.yaml -o demo-perjob.jsonl --per-job perjob/
@@ -351,17 +362,20 @@ procalloc merge bunde.shard-*.jsonl --spec examples/bunde2004.yaml -o bunde.json
 				}
 				w := e.stdout
 				if *asJSON {
-					return writeJSON(w, o)
-				}
-				fmt.Fprintf(w, "sweep %s, shard %s: %d items, %d already done, %d run, %d failed -> %s\n", o.Sweep, o.Shard, o.Items, o.Skipped, o.Ran, o.Failed, o.Results)
-				if o.Stopped {
-					if inArray {
+					if err := writeJSON(w, o); err != nil {
+						return err
+					}
+				} else {
+					fmt.Fprintf(w, "sweep %s, shard %s: %d items, %d already done, %d run, %d failed -> %s\n", o.Sweep, o.Shard, o.Items, o.Skipped, o.Ran, o.Failed, o.Results)
+					if o.Stopped && inArray {
 						// In the task's log (scancel, a preemption): the command is the script's.
 						fmt.Fprintln(w, "interrupted: submit the array's script again (sbatch) to finish: each task resumes its results file")
-					} else {
+					} else if o.Stopped {
 						fmt.Fprintln(w, "interrupted: run the same command again to finish")
 					}
 				}
+				// The exit status is the same with --json (it was 0 there, failed
+				// items or not, so a script checking it went on with them).
 				if o.Failed > 0 {
 					return fmt.Errorf("%d items failed (their errors are in %s; a rerun retries them)", o.Failed, o.Results)
 				}
@@ -625,8 +639,10 @@ again. --csv writes one row per item: its
 parameters (engine, after seed, when some item runs the flit engine), its status,
 the build that ran it (the line's build; unknown for lines written before lines
 named it) and the metrics of "sim --json"; when some item has a pattern, the
-network's too (comm_messages, comm_mean_latency_cycles, ...: the keys of its comm
-object after comm_), empty on the items without one.
+network's too (comm_messages, comm_mean_latency_cycles, comm_max_link_messages,
+comm_max_link_load, comm_run_time_fraction: the metrics of its comm object, its key
+after comm_), empty on the items without one. Numbers are written in plain decimals
+with every digit (3311031, not 3.311031e+06), as compare --csv writes them.
 A file - is standard input (once); --spec - reads the sweep file from standard input
 (then no results file may be -). Lines are at most 16 MiB, files at most 8 GiB, a
 sweep file at most 4 MiB.`,
@@ -941,7 +957,7 @@ func writeSweepCSV(w io.Writer, lines []sweep.Line) error {
 		mv := resultMetrics(l)
 		for _, m := range metrics {
 			if v, ok := mv[m.Key]; ok {
-				row = append(row, strconv.FormatFloat(v, 'g', -1, 64))
+				row = append(row, csvNumber(v))
 			} else {
 				row = append(row, "")
 			}

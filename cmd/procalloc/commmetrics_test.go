@@ -234,9 +234,28 @@ func TestSweepCarriesCommMetrics(t *testing.T) {
 		t.Errorf("plot --y misspelt: exit %d: %s", code, stderr)
 	}
 	// On the items without a pattern it is not a metric (usage error, not a 0).
-	code, _, stderr = runCLI(t, "", "plot", merged, "--where", "pattern=none", "--y", key)
-	if code != 2 || !strings.Contains(stderr, "no such metric") {
-		t.Errorf("plot --y %s on items without communication: exit %d: %s", key, code, stderr)
+	// It says why (no pattern) and which items have it, with or without --where
+	// (it said "no such metric", listing the item's metrics).
+	for _, where := range [][]string{{"--where", "pattern=none"}, nil} {
+		code, _, stderr = runCLI(t, "", append([]string{"plot", merged, "--y", key}, where...)...)
+		if code != 2 || !strings.Contains(stderr, "pattern none, a replay without communication") || !strings.Contains(stderr, "--where pattern=all-to-all") {
+			t.Errorf("plot --y %s %q on items without communication: exit %d: %s", key, where, code, stderr)
+		}
+	}
+	// On results without any pattern it says none has one.
+	var noneLines []string
+	for _, line := range strings.SplitAfter(string(mustRead(t, merged)), "\n") {
+		if strings.Contains(line, `"pattern":"none"`) {
+			noneLines = append(noneLines, line)
+		}
+	}
+	noComm := filepath.Join(dir, "none.jsonl")
+	if err := os.WriteFile(noComm, []byte(strings.Join(noneLines, "")), 0o644); err != nil || len(noneLines) != 4 {
+		t.Fatalf("%d lines without a pattern (%v)", len(noneLines), err)
+	}
+	code, _, stderr = runCLI(t, "", "plot", noComm, "--y", key)
+	if code != 2 || !strings.Contains(stderr, "no item here has one") {
+		t.Errorf("plot --y %s on a sweep without communication: exit %d: %s", key, code, stderr)
 	}
 }
 
@@ -457,8 +476,68 @@ func TestUnknownMetricNamesRefused(t *testing.T) {
 	if code != 2 || !strings.Contains(stderr, "without --comm") {
 		t.Errorf("compare --metric %s --svg without --comm: exit %d: %s", sim.MetricCommMeanLatency, code, stderr)
 	}
+	// Without --svg too: the metric is one no replay will have.
+	code, _, stderr = runCLI(t, "", append(args, "--metric", sim.MetricCommMeanLatency)...)
+	if code != 2 || !strings.Contains(stderr, "without --comm") {
+		t.Errorf("compare --metric %s without --comm or --svg: exit %d: %s", sim.MetricCommMeanLatency, code, stderr)
+	}
 	code, _, stderr = runCLI(t, "", append(args, "--comm", "all-to-all", "--metrics", "sched,comm")...)
 	if code != 2 || !strings.Contains(stderr, "--comm") {
 		t.Errorf("--metrics sched,comm: exit %d: %s", code, stderr)
+	}
+}
+
+// TestMergeCSVNumbersAsCompareCSV: a metric's cell in merge --csv is the text
+// compare --csv writes for the same value: plain decimals, every digit. merge
+// wrote Go's shortest %g, so a count of a million or more came out as 3.311031e+06
+// (comm_messages of a week of KTH-SP2 under all-to-all) and a mean wait of
+// 2,538,313 s as 2.538313e+06, where compare --csv wrote 3311031.
+func TestMergeCSVNumbersAsCompareCSV(t *testing.T) {
+	result := `{"alloc":"mc1x1","machine":"mesh:10x10","sched":"fcfs","jobs":869,"load_factor":1,` +
+		`"pct_contiguous":100,"mean_wait":2538313.25,"mean_response":2552105.5,"mean_slowdown":22.625,"makespan":12345678,"utilization":0.00001234,` +
+		`"comm":{"pattern":"all-to-all","seed":1,"messages":3311031,"mean_latency_cycles":421.339362875189,` +
+		`"max_link_messages":174217,"max_link_load":0.4311552594470933,"run_time_fraction":0.0000271}}`
+	line := sweep.Line{Item: sweep.Item{Index: 0, Key: "k", Params: sweep.Params{Trace: "t", Machine: "mesh:10x10", Alloc: "mc1x1",
+		Sched: "fcfs", Contract: 1, Pattern: "all-to-all", Seed: 1}}, Status: sweep.StatusOK, Result: json.RawMessage(result)}
+	var s sim.Summary
+	if err := json.Unmarshal([]byte(result), &s); err != nil {
+		t.Fatal(err)
+	}
+	var mb, cb strings.Builder
+	if err := writeSweepCSV(&mb, []sweep.Line{line}); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeCompareCSV(&cb, []sim.Summary{s}); err != nil {
+		t.Fatal(err)
+	}
+	read := func(name, text string) map[string]string {
+		rows, err := csv.NewReader(strings.NewReader(text)).ReadAll()
+		if err != nil || len(rows) != 2 {
+			t.Fatalf("%s: %d rows (%v):\n%s", name, len(rows), err, text)
+		}
+		cells := map[string]string{}
+		for i, h := range rows[0] {
+			cells[h] = rows[1][i]
+		}
+		return cells
+	}
+	merged, compared := read("merge --csv", mb.String()), read("compare --csv", cb.String())
+	checked := 0
+	for _, m := range sim.Metrics() {
+		mc, ok1 := merged[m.Key]
+		cc, ok2 := compared[m.Key]
+		if !ok1 || !ok2 || cc == "" || mc == "" {
+			continue
+		}
+		checked++
+		if mc != cc {
+			t.Errorf("%s: merge --csv %q, compare --csv %q", m.Key, mc, cc)
+		}
+	}
+	if merged[sim.MetricCommMessages] != "3311031" {
+		t.Errorf("comm_messages: merge --csv %q, want 3311031", merged[sim.MetricCommMessages])
+	}
+	if checked < 8 {
+		t.Errorf("only %d metrics compared", checked)
 	}
 }

@@ -331,7 +331,8 @@ func writeYourFile(t *testing.T, dir, name string) bool {
 		}
 		shards := [2]strings.Builder{}
 		for _, it := range spec.Items() {
-			res, _ := json.Marshal(map[string]any{"jobs": 100, "mean_response": 1000 + it.Index, "mean_total_pairwise_l1": 10 + it.Index%7})
+			res, _ := json.Marshal(map[string]any{"jobs": 100, "mean_response": 1000 + it.Index, "mean_total_pairwise_l1": 10 + it.Index%7,
+				"comm": map[string]any{"pattern": it.Params.Pattern, "messages": 5000, "mean_latency_cycles": 50 + it.Index%11}})
 			b, err := json.Marshal(sweep.Line{Sweep: spec.Name, Item: it, Status: sweep.StatusOK, Result: res})
 			if err != nil {
 				t.Fatal(err)

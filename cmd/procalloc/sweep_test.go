@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -118,6 +119,12 @@ func TestSweepFailuresAndShardsFromSlurm(t *testing.T) {
 	if data := mustRead(t, res); !strings.Contains(string(data), `"status":"failed"`) || !strings.Contains(string(data), "bad.pairs") {
 		t.Fatalf("failed items not recorded with their error:\n%.500s", data)
 	}
+	// With --json the same exit status (it was 0), the summary still on stdout.
+	code, out, stderr := runCLI(t, "", "sweep", spec, "-o", res, "--json")
+	var sum struct{ Failed int }
+	if err := json.Unmarshal([]byte(out), &sum); err != nil || code != 1 || sum.Failed != 4 || !strings.Contains(stderr, "4 items failed") {
+		t.Fatalf("--json with failed items: exit %d, failed %d (%v), stdout %q, stderr %s", code, sum.Failed, err, out, stderr)
+	}
 	// Slurm array environment
 	for _, tc := range []struct {
 		env  map[string]string
@@ -140,7 +147,7 @@ func TestSweepFailuresAndShardsFromSlurm(t *testing.T) {
 			t.Errorf("--shard %s: exit %d", bad, code)
 		}
 	}
-	code, out, _ := runCLI(t, "", "sweep", spec, "--sbatch", "--shards", "4")
+	code, out, _ = runCLI(t, "", "sweep", spec, "--sbatch", "--shards", "4")
 	if code != 0 || !strings.Contains(out, "#SBATCH --array=0-3") || !strings.Contains(out, "%A_%a") || !strings.Contains(out, "SLURM_ARRAY_TASK_ID") {
 		t.Fatalf("sbatch: exit %d\n%s", code, out)
 	}
