@@ -197,20 +197,6 @@ func lowerBound(v []int32, lo, hi, x int32) int32 {
 	return lo
 }
 
-// sortSearch is sort.Search without the import.
-func sortSearch(n int, f func(int) bool) int {
-	i, j := 0, n
-	for i < j {
-		h := int(uint(i+j) >> 1)
-		if !f(h) {
-			i = h + 1
-		} else {
-			j = h
-		}
-	}
-	return i
-}
-
 // ringSegs2D lists the free nodes at L-infinity distance exactly r from (cx, cy) on a
 // 2D mesh into a.sh, as up to four runs, each sorted along its line: the rows
 // cy-r and cy+r (corners included), the columns cx-r and cx+r.

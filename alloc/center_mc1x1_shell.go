@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"sort"
 )
 
 // shellScratch is the scratch space of working out which nodes of a center's
@@ -681,7 +682,7 @@ func (a *mc1x1) skipRun(j int, box [4]int32) int {
 		return j
 	}
 	target := px*Y + ylo
-	return sortSearch(j, func(k int) bool {
+	return sort.Search(j, func(k int) bool {
 		v := a.fl[k]
 		return co[2*v]*Y+co[2*v+1] >= target
 	})

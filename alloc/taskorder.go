@@ -56,12 +56,11 @@ func CollectionOrder(a Allocator, nodes []int) ([]int, error) {
 	x := make([]int, len(cc))
 	type key struct{ inf, l1, node int }
 	keys := make([]key, len(out))
-	dims, wrap := g.Dims(), g.Wrap()
 	for i, v := range out {
 		x = g.Coord(v, x)
 		k := key{node: v}
 		for j := range x {
-			d := axisDist(x[j], cc[j], dims[j], wrap[j])
+			d := g.AxisDist(j, x[j], cc[j])
 			k.l1 += d
 			k.inf = max(k.inf, d)
 		}
@@ -85,24 +84,13 @@ func CollectionOrder(a Allocator, nodes []int) ([]int, error) {
 	return out, nil
 }
 
-func axisDist(a, b, k int, wrap bool) int {
-	d := a - b
-	if d < 0 {
-		d = -d
-	}
-	if wrap && 2*d > k {
-		d = k - d
-	}
-	return d
-}
-
 // CenterOf returns the center of a node set on grid g, as CollectionOrder recovers
 // it: with linf, the node of the set whose farthest member is nearest in
 // L-infinity, ties by least total L1 distance to the set; else the medoid, the node
 // of least total L1 distance to the set; remaining ties by least index. nodes must
 // not be empty.
 func CenterOf(g *topo.Grid, nodes []int, linf bool) int {
-	dims, wrap := g.Dims(), g.Wrap()
+	dims := g.Dims()
 	// Per dimension, for every coordinate c: the total and the largest distance
 	// from c to the set's coordinates in that dimension, from a histogram.
 	sum := make([][]int, len(dims))
@@ -123,7 +111,7 @@ func CenterOf(g *topo.Grid, nodes []int, linf bool) int {
 		for c := range k {
 			for y, n := range hist[j] {
 				if n > 0 {
-					d := axisDist(y, c, k, wrap[j])
+					d := g.AxisDist(j, y, c)
 					sum[j][c] += n * d
 					far[j][c] = max(far[j][c], d)
 				}

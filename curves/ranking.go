@@ -358,7 +358,7 @@ func readRanking(r io.Reader, f Format, n int, spec string, hosts []string) (Ord
 		if isJGFDocument(data) {
 			f = FormatJGF
 		} else if int64(len(data)) > maxRankingBytes(n) {
-			return nil, fmt.Errorf("a ranking of %d nodes is longer than %d bytes: %w", n, maxRankingBytes(n), textin.ErrTooLarge)
+			return nil, fmt.Errorf("a ranking of %d nodes is longer than %s: %w", n, textin.Size(maxRankingBytes(n)), textin.ErrTooLarge)
 		}
 		r = bytes.NewReader(data)
 	}

@@ -612,7 +612,7 @@ func (p *Plan) replayOne(ctx context.Context, d *Deployment, passed func(n int))
 				line = append(strconv.AppendInt(line, x, 10), ',')
 			}
 			hl = comp.Append(hl[:0], ranks)
-			line = append(strconv.AppendQuote(line, string(hl)), '\n')
+			line = append(appendCSVQuoted(line, hl), '\n')
 			rp.pred.Write(line)
 			rp.predEnd = append(rp.predEnd, rp.pred.Len())
 		}
@@ -767,6 +767,26 @@ func sortRanks(ranks []int32, bm []uint64) {
 		}
 		bm[wi] = 0
 	}
+}
+
+// appendCSVQuoted appends s to dst as a quoted CSV field, as encoding/csv writes
+// one (RFC 4180): in double quotes, a quote inside doubled, every other byte as it
+// is. The predictions' node_list is always quoted (a hostlist's commas).
+// strconv.AppendQuote, used before, wrote Go's escapes: a node named a\1
+// (slurm.conf's "a\\1") came out as "a\\1", which CSV readers read as a\\1.
+func appendCSVQuoted(dst, s []byte) []byte {
+	dst = append(dst, '"')
+	for {
+		i := bytes.IndexByte(s, '"')
+		if i < 0 {
+			break
+		}
+		dst = append(dst, s[:i+1]...)
+		dst = append(dst, '"')
+		s = s[i+1:]
+	}
+	dst = append(dst, s...)
+	return append(dst, '"')
 }
 
 // deploymentNotes are a deployment's notes on the jobs its replay could not start

@@ -3,6 +3,7 @@ package ptas
 import (
 	"math/bits"
 	"slices"
+	"sort"
 
 	"github.com/procalloc/procalloc/geom"
 )
@@ -420,7 +421,7 @@ func improveByCounts[T geom.Number](pr *problem[T], start []int) (sel []int, ok 
 // argMin returns the first place of the least value of f, convex: the first v
 // whose next value is not smaller.
 func argMin(f []int64) int {
-	return sortSearch(len(f)-1, func(v int) bool { return f[v+1] >= f[v] })
+	return sort.Search(len(f)-1, func(v int) bool { return f[v+1] >= f[v] })
 }
 
 // sublevel returns the interval [a, b] of v where f[v] <= r, for f convex with a
@@ -431,24 +432,9 @@ func sublevel(f []int64, m int, r int64) (a, b int, ok bool) {
 		return 0, 0, false
 	}
 	// First v in [0, m] with f[v] <= r, last in [m, len) with f[v] <= r.
-	a = m - sortSearch(m, func(x int) bool { return f[m-1-x] > r })
-	b = m + sortSearch(len(f)-1-m, func(x int) bool { return f[m+1+x] > r })
+	a = m - sort.Search(m, func(x int) bool { return f[m-1-x] > r })
+	b = m + sort.Search(len(f)-1-m, func(x int) bool { return f[m+1+x] > r })
 	return a, b, true
-}
-
-// sortSearch is sort.Search: the least x in [0, n) with pred(x), n if none; pred
-// false then true.
-func sortSearch(n int, pred func(int) bool) int {
-	i, j := 0, n
-	for i < j {
-		h := int(uint(i+j) >> 1)
-		if !pred(h) {
-			i = h + 1
-		} else {
-			j = h
-		}
-	}
-	return i
 }
 
 // heapInit orders h as a binary min-heap.

@@ -620,7 +620,7 @@ func (s *Spec) readPartitions(ctx context.Context, m topo.Machine, jobs []Job) (
 	if err != nil {
 		return nil, nil, fail(err)
 	}
-	data, err := textin.ReadAll(textin.ContextReader(ctx, r), 64<<20, "the file")
+	data, err := textin.ReadAll(textin.ContextReader(ctx, r), slurm.MaxConfFileBytes, "the file")
 	r.Close()
 	if err != nil {
 		return nil, nil, fail(err)

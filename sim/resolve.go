@@ -49,15 +49,7 @@ func (e *FileError) Unwrap() error { return e.Err }
 
 // open opens the file path, or Stdin for "-" when the spec has one.
 func (s *Spec) open(path string) (io.ReadCloser, error) {
-	path = s.Path(path)
-	if path == "-" && s.Stdin != nil {
-		return io.NopCloser(s.Stdin), nil
-	}
-	f, err := textin.Open(path)
-	if err != nil {
-		return nil, err // not a nil *os.File in an interface
-	}
-	return f, nil
+	return textin.OpenInput(s.Path(path), s.Stdin)
 }
 
 // validateFiles adds the errors of the fields that name files (GraphFile and its

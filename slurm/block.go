@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/internal/timelimit"
 	"github.com/procalloc/procalloc/topo/hostlist"
 )
 
@@ -59,8 +60,8 @@ func WriteBlockLevelsContext(ctx context.Context, w io.Writer, o curves.Order, h
 }
 
 func writeBlock(ctx context.Context, w io.Writer, o curves.Order, hosts []string, size int, levels bool) error {
-	look := &looker{ctx: ctx, work: ctxEvery}
-	if err := look.stopped(0); err != nil {
+	look := timelimit.NewLooker(ctx)
+	if err := look.Stopped(0); err != nil {
 		return err
 	}
 	n := len(o)
@@ -75,7 +76,7 @@ func writeBlock(ctx context.Context, w io.Writer, o curves.Order, hosts []string
 	}
 	var recs []blockRec
 	for b := 0; b < n/size; b++ {
-		if err := look.stopped(1 + size); err != nil {
+		if err := look.Stopped(1 + size); err != nil {
 			return err
 		}
 		r := blockRec{name: fmt.Sprintf("b%d", b+1), line: b + 1}
@@ -114,9 +115,9 @@ func writeBlock(ctx context.Context, w io.Writer, o curves.Order, hosts []string
 // the order of the names; none for an empty block), then BlockSizes= when the blocks
 // have sizes, or BlockLevels= when they were read from it. It looks at look's
 // context every few thousand blocks and names.
-func (b *Blocks) writeConf(w io.Writer, look *looker) error {
+func (b *Blocks) writeConf(w io.Writer, look *timelimit.Looker) error {
 	for _, blk := range b.Blocks {
-		if err := look.stopped(1 + len(blk.Nodes)); err != nil {
+		if err := look.Stopped(1 + len(blk.Nodes)); err != nil {
 			return err
 		}
 		if len(blk.Nodes) == 0 {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/procalloc/procalloc/internal/textin"
+	"github.com/procalloc/procalloc/internal/timelimit"
 )
 
 // MaxBlockLevel is the highest aggregation level BlockSizes may name: a block of
@@ -82,7 +83,7 @@ type blockRec struct {
 // job and the common selection places it (alloc's slurm:block does the same: every
 // job as slurm:consec places it). It looks at look's context every few thousand
 // blocks and names, returning its cause when it has ended.
-func newBlocks(recs []blockRec, sizes []int, sizesLine int, sizesAt string, levels uint16, levelsLine int, levelsAt string, warn func(string), look *looker) (*Blocks, error) {
+func newBlocks(recs []blockRec, sizes []int, sizesLine int, sizesAt string, levels uint16, levelsLine int, levelsAt string, warn func(string), look *timelimit.Looker) (*Blocks, error) {
 	if len(recs) == 0 {
 		return nil, fmt.Errorf("no BlockName= lines (Slurm: \"No blocks configured\")")
 	}
@@ -95,7 +96,7 @@ func newBlocks(recs []blockRec, sizes []int, sizesLine int, sizesAt string, leve
 	b := &Blocks{Sizes: sizes, SizesLine: sizesLine}
 	seen := map[string]string{}
 	for _, r := range recs {
-		if err := look.stopped(1); err != nil {
+		if err := look.Stopped(1); err != nil {
 			return nil, err
 		}
 		if err := checkBlockName(r, seen); err != nil {
@@ -150,11 +151,11 @@ func checkBlockName(r blockRec, seen map[string]string) error {
 // block without Nodes=, _validate_blocks a name given twice and a block whose node
 // count is not the first block's, bblock_node_cnt). Node counts are of distinct
 // names: Slurm counts the names slurm.conf defines, which procalloc does not know here.
-func newBlocks2311(recs []blockRec, levels uint16, levelsLine int, look *looker) (*Blocks, error) {
+func newBlocks2311(recs []blockRec, levels uint16, levelsLine int, look *timelimit.Looker) (*Blocks, error) {
 	b := &Blocks{Levels: levels, LevelsLine: levelsLine}
 	seen := map[string]string{}
 	for _, r := range recs {
-		if err := look.stopped(1 + len(r.nodes)); err != nil { // distinctCount goes over the nodes
+		if err := look.Stopped(1 + len(r.nodes)); err != nil { // distinctCount goes over the nodes
 			return nil, err
 		}
 		if err := checkBlockName(r, seen); err != nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/internal/timelimit"
 )
 
 func TestParseBlocks(t *testing.T) {
@@ -177,7 +178,7 @@ func FuzzParseBlocks(f *testing.F) {
 		// What was read is written back (writeConf, as WriteBlock writes) as a file
 		// that reads as the same blocks, sizes, base and levels.
 		var buf bytes.Buffer
-		if err := b.writeConf(&buf, &looker{ctx: context.Background()}); err != nil {
+		if err := b.writeConf(&buf, &timelimit.Looker{Ctx: context.Background()}); err != nil {
 			t.Fatalf("%q parsed but not written: %v", conf, err)
 		}
 		written := buf.String()

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/procalloc/procalloc/internal/textin"
+	"github.com/procalloc/procalloc/internal/timelimit"
 	"github.com/procalloc/procalloc/topo/hostlist"
 )
 
@@ -98,12 +99,7 @@ type ConfLine struct {
 
 // Where names the line in messages: "line N" in the slurm.conf, "FILE line N" in
 // an included file.
-func (l *ConfLine) Where() string {
-	if l.File == "" {
-		return fmt.Sprintf("line %d", l.First)
-	}
-	return fmt.Sprintf("%s line %d", l.File, l.First)
-}
+func (l *ConfLine) Where() string { return LineRef(l.File, l.First) }
 
 // ConfPair is one KEY[op]=VALUE of a line, the value unquoted and unescaped.
 type ConfPair struct {
@@ -142,12 +138,7 @@ type ConfError struct {
 }
 
 // Error returns "line N: " (of an included file "FILE line N: ") and the message.
-func (e *ConfError) Error() string {
-	if e.File != "" {
-		return fmt.Sprintf("%s line %d: %s", e.File, e.Line, e.Msg)
-	}
-	return fmt.Sprintf("line %d: %s", e.Line, e.Msg)
-}
+func (e *ConfError) Error() string { return LineRef(e.File, e.Line) + ": " + e.Msg }
 
 // Unwrap returns the cause, or nil.
 func (e *ConfError) Unwrap() error { return e.Err }
@@ -192,6 +183,12 @@ const (
 	MaxIncludes      = 4096
 	MaxIncludedBytes = 64 << 20
 )
+
+// MaxConfFileBytes is the most one Slurm configuration file is read to: a
+// slurm.conf, a topology.conf or topology.yaml read as a configuration (procalloc
+// plan's --slurm-conf and --topology-conf, sim --slurm-conf), a file an Include
+// line names (ReadIncluded). A network read as --graph has topo.MaxGraphBytes.
+const MaxConfFileBytes = 64 << 20
 
 // ReadConfIncluding parses a slurm.conf and follows its Include lines as slurmctld
 // does (parse_config.c _parse_include_directive, read in the 22.05 and 26.05
@@ -700,7 +697,7 @@ func (c *Conf) Nodes() ([]ConfNode, error) {
 func (c *Conf) NodesContext(ctx context.Context) ([]ConfNode, error) {
 	var out []ConfNode
 	budget := nameBudget{ctx: ctx}
-	look := looker{ctx: ctx, work: ctxEvery}
+	look := timelimit.NewLooker(ctx)
 	seen := map[string]string{}   // name -> where its line is
 	dflt := map[string]ConfPair{} // lower-cased key -> pair, of the DEFAULT lines so far
 	dfltLine := map[string]*ConfLine{}
@@ -733,7 +730,7 @@ func (c *Conf) NodesContext(ctx context.Context) ([]ConfNode, error) {
 		if strings.EqualFold(name, "ALL") {
 			return nil, &ConfError{File: l.File, Line: l.First, Msg: "NodeName=ALL: ALL is a reserved word Slurm refuses as a node name"}
 		}
-		if err := look.stopped(1); err != nil {
+		if err := look.Stopped(1); err != nil {
 			return nil, &ConfError{File: l.File, Line: l.First, Msg: fmt.Sprintf("NodeName=%s: %v", textin.Clip(name), err), Err: err}
 		}
 		names, err := budget.expand(name)
@@ -783,7 +780,7 @@ func (c *Conf) NodesContext(ctx context.Context) ([]ConfNode, error) {
 			}
 		}
 		for pos, n := range names {
-			if err := look.stopped(1); err != nil {
+			if err := look.Stopped(1); err != nil {
 				return nil, &ConfError{File: l.File, Line: l.First, Msg: fmt.Sprintf("NodeName=%s: %v", textin.Clip(name), err), Err: err}
 			}
 			if first, dup := seen[n]; dup {

@@ -107,16 +107,7 @@ func (e *GraphFileError) Error() string { return e.Path + ": " + e.Err.Error() }
 // Unwrap returns Err.
 func (e *GraphFileError) Unwrap() error { return e.Err }
 
-func (f GraphFile) open(path string) (io.ReadCloser, error) {
-	if path == "-" && f.Stdin != nil {
-		return io.NopCloser(f.Stdin), nil
-	}
-	file, err := textin.Open(path)
-	if err != nil {
-		return nil, err // not a nil *os.File in an interface
-	}
-	return file, nil
-}
+func (f GraphFile) open(path string) (io.ReadCloser, error) { return textin.OpenInput(path, f.Stdin) }
 
 // Read reads the network (ReadGraphFormat) and returns it with what Slurm accepts
 // but logs in it (a topology file's Warnings). A file that cannot be opened is the
@@ -166,15 +157,15 @@ func (f GraphFile) ReadContext(ctx context.Context) (*topo.Graph, []string, erro
 	return g, ws, nil
 }
 
-// ReadIncluded reads a file an Include line names (at most 64 MiB): the open
-// function of ReadConfIncluding for files on disk.
+// ReadIncluded reads a file an Include line names (at most MaxConfFileBytes): the
+// open function of ReadConfIncluding for files on disk.
 func ReadIncluded(name string) ([]byte, error) {
 	f, err := textin.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return textin.ReadAll(f, 64<<20, "the file")
+	return textin.ReadAll(f, MaxConfFileBytes, "the file")
 }
 
 // ReadTopology reads a topology.conf or a topology.yaml, told apart by content

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/procalloc/procalloc/internal/textin"
+	"github.com/procalloc/procalloc/internal/timelimit"
 	"github.com/procalloc/procalloc/topo"
 	"go.yaml.in/yaml/v3"
 )
@@ -116,34 +117,15 @@ func topologyIncluder(path, confPath string, open func(string) ([]byte, error)) 
 // between looks at their context: a 131,072-host fat tree's topology.conf (8 MB,
 // 9,000 lines of hostlists) took 0.8 s to parse and 0.5 s to turn into a network
 // in one piece (1.5 s on a loaded machine); 4,096 names are a few milliseconds.
-const ctxEvery = 1 << 12
-
-// looker looks at a context once every ctxEvery units of work.
-type looker struct {
-	ctx  context.Context
-	work int
-}
-
-// stopped adds work done and, every ctxEvery of it, returns the context's cause if
-// it has ended.
-func (l *looker) stopped(work int) error {
-	l.work += work
-	if l.work < ctxEvery {
-		return nil
-	}
-	l.work = 0
-	if l.ctx.Err() != nil {
-		return context.Cause(l.ctx)
-	}
-	return nil
-}
+// It is timelimit.Looker's interval, which they look with.
+const ctxEvery = timelimit.LookEvery
 
 // parseTopologyConf is ParseTopologyConf looking at ctx every ctxEvery names (and
 // at the first line) and before the switches' rules; a cancelled ctx returns its
 // cause.
 func parseTopologyConf(ctx context.Context, data []byte, inc *includer) (*Topology, error) {
 	t := &Topology{}
-	look := looker{ctx: ctx, work: ctxEvery}
+	look := timelimit.Looker{Ctx: ctx, Work: timelimit.LookEvery}
 	warns := warnCap{list: &t.Warnings}
 	warn := warns.add
 	var sws []switchRec
@@ -172,7 +154,7 @@ func parseTopologyConf(ctx context.Context, data []byte, inc *includer) (*Topolo
 		return nil, err
 	}
 	for _, l := range conf.Lines {
-		if err := look.stopped(1); err != nil {
+		if err := look.Stopped(1); err != nil {
 			return nil, err
 		}
 		line, at := l.First, l.Where()
@@ -257,7 +239,7 @@ func parseTopologyConf(ctx context.Context, data []byte, inc *includer) (*Topolo
 			if err != nil {
 				return nil, true, fmt.Errorf("%s: %s: %w", at, textin.Clip(field(val[k])), err)
 			}
-			look.work += len(out)
+			look.Work += len(out)
 			return out, true, nil
 		}
 		switch head {
@@ -625,7 +607,7 @@ func (d *yamlDoc) names() []string {
 // each a mapping of known keys with a name, no name twice, at most one
 // cluster_default: true.
 func readTopologyYAMLDoc(ctx context.Context, r io.Reader) (*yamlDoc, error) {
-	data, err := textin.ReadAll(r, 64<<20, "the file")
+	data, err := textin.ReadAll(r, MaxConfFileBytes, "the file")
 	if err != nil {
 		return nil, err
 	}
@@ -708,7 +690,7 @@ func readTopologyYAMLDoc(ctx context.Context, r io.Reader) (*yamlDoc, error) {
 // yamlTopologyOf reads one topology of a topology.yaml (its keys checked):
 // its Topology, or flat true for a flat one.
 func yamlTopologyOf(ctx context.Context, pick *yaml.Node) (out *Topology, flat bool, err error) {
-	look := looker{ctx: ctx, work: ctxEvery}
+	look := timelimit.Looker{Ctx: ctx, Work: timelimit.LookEvery}
 	tn, _ := yamlScalar(pick, "topology")
 	out = &Topology{}
 	warns := warnCap{list: &out.Warnings}
@@ -722,7 +704,7 @@ func yamlTopologyOf(ctx context.Context, pick *yaml.Node) (out *Topology, flat b
 		}
 		recs := make([]switchRec, 0, len(sws.Content))
 		for _, s := range sws.Content {
-			if err := look.stopped(1); err != nil {
+			if err := look.Stopped(1); err != nil {
 				return nil, false, err
 			}
 			sn, _ := yamlScalar(s, "switch")
@@ -736,7 +718,7 @@ func yamlTopologyOf(ctx context.Context, pick *yaml.Node) (out *Topology, flat b
 			if r.children, err = yamlHostlist(&lists, s, "children"); err != nil {
 				return nil, false, err
 			}
-			look.work += len(r.nodes) + len(r.children)
+			look.Work += len(r.nodes) + len(r.children)
 			recs = append(recs, r)
 		}
 		if out.Tree, err = newTree(recs, treeRules{yaml: true}, warn, &look); err != nil {
@@ -750,7 +732,7 @@ func yamlTopologyOf(ctx context.Context, pick *yaml.Node) (out *Topology, flat b
 		}
 		recs := make([]blockRec, 0, len(bl.Content))
 		for _, b := range bl.Content {
-			if err := look.stopped(1); err != nil {
+			if err := look.Stopped(1); err != nil {
 				return nil, false, err
 			}
 			bn, _ := yamlScalar(b, "block")
@@ -761,7 +743,7 @@ func yamlTopologyOf(ctx context.Context, pick *yaml.Node) (out *Topology, flat b
 			if r.nodes, err = yamlHostlist(&lists, b, "nodes"); err != nil {
 				return nil, false, err
 			}
-			look.work += len(r.nodes)
+			look.Work += len(r.nodes)
 			recs = append(recs, r)
 		}
 		var sizes []int
@@ -846,7 +828,7 @@ func yamlBlockSizes(bs *yaml.Node) ([]int, error) {
 // ("No rings configured"), a ring without a name ("Can't create a ring without a
 // name"), and the checks topology.conf's RingName= lines get too
 // (Rings.addRing: a name given twice, a node twice in one ring).
-func yamlRings(rg *yaml.Node, lists *nameBudget, look *looker) (*Rings, error) {
+func yamlRings(rg *yaml.Node, lists *nameBudget, look *timelimit.Looker) (*Rings, error) {
 	rl := yamlChild(rg, "rings")
 	var items []*yaml.Node
 	switch {
@@ -865,7 +847,7 @@ func yamlRings(rg *yaml.Node, lists *nameBudget, look *looker) (*Rings, error) {
 	out := &Rings{Format: "topology.yaml"}
 	seen := map[string]int{}
 	for _, r := range items {
-		if err := look.stopped(1); err != nil {
+		if err := look.Stopped(1); err != nil {
 			return nil, err
 		}
 		name, _ := yamlScalar(r, "ring")
@@ -876,7 +858,7 @@ func yamlRings(rg *yaml.Node, lists *nameBudget, look *looker) (*Rings, error) {
 		if err != nil {
 			return nil, err
 		}
-		look.work += len(nodes)
+		look.Work += len(nodes)
 		if err := out.addRing(Ring{Name: name, Line: r.Line, Nodes: nodes}, seen); err != nil {
 			return nil, err
 		}

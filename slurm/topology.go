@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/procalloc/procalloc/internal/textin"
+	"github.com/procalloc/procalloc/internal/timelimit"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -185,8 +186,8 @@ func (t *Topology) RingsOf() (*Rings, error) {
 func (s *Switch) where() string { return LineRef(s.File, s.Line) }
 
 // LineRef names line of file in messages: "line N" in the file read, "FILE line
-// N" in a file its Include lines name (as ConfLine.Where does): the one way a
-// configuration file's line is named, here and by its callers (plan).
+// N" in a file its Include lines name: the one way a configuration file's line is
+// named, here (ConfLine.Where, ConfError) and by its callers (plan).
 func LineRef(file string, line int) string {
 	if file == "" {
 		return fmt.Sprintf("line %d", line)
@@ -217,9 +218,9 @@ const maxTreePasses = 21
 // newTree applies Slurm's rules to the switches read from a file. where names the
 // file kind in errors ("topology.conf").
 // look stops it when its context ends (nil: never).
-func newTree(recs []switchRec, rules treeRules, warn func(string), look *looker) (*Tree, error) {
+func newTree(recs []switchRec, rules treeRules, warn func(string), look *timelimit.Looker) (*Tree, error) {
 	if look == nil {
-		look = &looker{ctx: context.Background()}
+		look = &timelimit.Looker{Ctx: context.Background()}
 	}
 	if len(recs) == 0 {
 		return nil, fmt.Errorf("no switches (Slurm: \"No switches configured\")")
@@ -228,7 +229,7 @@ func newTree(recs []switchRec, rules treeRules, warn func(string), look *looker)
 	hasNodes := false
 	nodes := 0 // the leaves' names, to size leafOf
 	for _, r := range recs {
-		if err := look.stopped(1 + len(r.nodes) + len(r.children)); err != nil {
+		if err := look.Stopped(1 + len(r.nodes) + len(r.children)); err != nil {
 			return nil, err
 		}
 		if r.name == "" {
@@ -300,7 +301,7 @@ func newTree(recs []switchRec, rules treeRules, warn func(string), look *looker)
 	// Levels as slurmctld resolves them: passes in file order until every upper switch
 	// has all its children resolved, at most maxTreePasses.
 	for pass := 1; ; pass++ {
-		if err := look.stopped(len(t.Switches)); err != nil {
+		if err := look.Stopped(len(t.Switches)); err != nil {
 			return nil, err
 		}
 		left := -1
@@ -347,7 +348,7 @@ func newTree(recs []switchRec, rules treeRules, warn func(string), look *looker)
 	leafOf := make(map[string]int, nodes)
 	var multi []string
 	for i, s := range t.Switches {
-		if err := look.stopped(1 + len(s.Nodes)); err != nil {
+		if err := look.Stopped(1 + len(s.Nodes)); err != nil {
 			return nil, err
 		}
 		for _, n := range s.Nodes {
@@ -518,14 +519,14 @@ func (t *Topology) Graph() (*topo.Graph, error) {
 // graph is Graph looking at ctx every ctxEvery names; a cancelled ctx returns its
 // cause.
 func (t *Topology) graph(ctx context.Context) (*topo.Graph, error) {
-	look := &looker{ctx: ctx, work: ctxEvery}
+	look := timelimit.NewLooker(ctx)
 	switch {
 	case t.Tree != nil:
 		return t.Tree.graph(look)
 	case t.Blocks != nil:
 		return t.Blocks.graph(look)
 	case t.Torus != nil:
-		if err := look.stopped(0); err != nil {
+		if err := look.Stopped(0); err != nil {
 			return nil, err
 		}
 		return t.Torus.graph()
@@ -551,8 +552,8 @@ func switchVertex(f *topo.Fabric, name string) string {
 	}
 }
 
-func addHosts(look *looker, f *topo.Fabric, seen map[string]bool, names []string, at string) error {
-	if err := look.stopped(1 + len(names)); err != nil {
+func addHosts(look *timelimit.Looker, f *topo.Fabric, seen map[string]bool, names []string, at string) error {
+	if err := look.Stopped(1 + len(names)); err != nil {
 		return err
 	}
 	for _, n := range names {
@@ -566,7 +567,7 @@ func addHosts(look *looker, f *topo.Fabric, seen map[string]bool, names []string
 	return nil
 }
 
-func (t *Tree) graph(look *looker) (*topo.Graph, error) {
+func (t *Tree) graph(look *timelimit.Looker) (*topo.Graph, error) {
 	f := topo.NewFabric()
 	names, links := 0, 0
 	for _, s := range t.Switches {
@@ -596,7 +597,7 @@ func (t *Tree) graph(look *looker) (*topo.Graph, error) {
 		if !hasNodes[i] {
 			continue
 		}
-		if err := look.stopped(1 + len(s.Nodes) + len(s.Children)); err != nil {
+		if err := look.Stopped(1 + len(s.Nodes) + len(s.Children)); err != nil {
 			return nil, err
 		}
 		for _, n := range s.Nodes {
@@ -621,13 +622,13 @@ func (t *Tree) graph(look *looker) (*topo.Graph, error) {
 			f.Link(root, vname[r])
 		}
 	}
-	if err := look.stopped(ctxEvery); err != nil {
+	if err := look.Stopped(ctxEvery); err != nil {
 		return nil, err
 	}
-	return f.GraphContext(look.ctx)
+	return f.GraphContext(look.Ctx)
 }
 
-func (b *Blocks) graph(look *looker) (*topo.Graph, error) {
+func (b *Blocks) graph(look *timelimit.Looker) (*topo.Graph, error) {
 	f := topo.NewFabric()
 	names := 0
 	for _, blk := range b.Blocks {
@@ -665,7 +666,7 @@ func (b *Blocks) graph(look *looker) (*topo.Graph, error) {
 		}
 	}
 	for i, blk := range used {
-		if err := look.stopped(1 + len(blk.Nodes)); err != nil {
+		if err := look.Stopped(1 + len(blk.Nodes)); err != nil {
 			return nil, err
 		}
 		for _, n := range blk.Nodes {
@@ -677,10 +678,10 @@ func (b *Blocks) graph(look *looker) (*topo.Graph, error) {
 			f.Link(vname[i], root)
 		}
 	}
-	if err := look.stopped(ctxEvery); err != nil {
+	if err := look.Stopped(ctxEvery); err != nil {
 		return nil, err
 	}
-	return f.GraphContext(look.ctx)
+	return f.GraphContext(look.Ctx)
 }
 
 func (tr *Torus) graph() (*topo.Graph, error) {

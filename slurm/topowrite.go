@@ -11,6 +11,7 @@ import (
 	"github.com/procalloc/procalloc/curves"
 	"github.com/procalloc/procalloc/internal/sortedset"
 	"github.com/procalloc/procalloc/internal/textin"
+	"github.com/procalloc/procalloc/internal/timelimit"
 	"github.com/procalloc/procalloc/topo"
 	"github.com/procalloc/procalloc/topo/hostlist"
 )
@@ -86,8 +87,8 @@ func WriteTopology(w io.Writer, m topo.Machine, o curves.Order, hosts []string) 
 // under load): a cancelled ctx returns its cause, and what was written to w is
 // partial.
 func WriteTopologyContext(ctx context.Context, w io.Writer, m topo.Machine, o curves.Order, hosts []string) (warnings []string, err error) {
-	look := &looker{ctx: ctx, work: ctxEvery}
-	if err := look.stopped(0); err != nil {
+	look := timelimit.NewLooker(ctx)
+	if err := look.Stopped(0); err != nil {
 		return nil, err
 	}
 	n := m.N()
@@ -219,13 +220,13 @@ func (t *Tree) RenameNodes(rename func(node string) string) *Tree {
 // WriteConf writes the tree's SwitchName lines in its order: a leaf's Nodes= and an
 // upper switch's Switches= as hostlists keeping the order of the names.
 func (t *Tree) WriteConf(w io.Writer) error {
-	return t.writeConf(w, &looker{ctx: context.Background()})
+	return t.writeConf(w, &timelimit.Looker{Ctx: context.Background()})
 }
 
 // writeConf is WriteConf looking at look's context every few thousand names.
-func (t *Tree) writeConf(w io.Writer, look *looker) error {
+func (t *Tree) writeConf(w io.Writer, look *timelimit.Looker) error {
 	for _, s := range t.Switches {
-		if err := look.stopped(1 + len(s.Nodes) + len(s.Children)); err != nil {
+		if err := look.Stopped(1 + len(s.Nodes) + len(s.Children)); err != nil {
 			return err
 		}
 		var names []string

@@ -44,3 +44,43 @@ func TestGridContainsAndCoordDist(t *testing.T) {
 		}
 	}
 }
+
+// AxisDist is the fewest steps of one coordinate between a and b along a line (a
+// mesh's dimension) or around a ring (a torus's): checked against a breadth-first
+// walk on every pair of sides 1-9, odd and even rings (a ring of 2k has one pair at
+// k both ways), in each dimension of a mixed grid. The task order's center
+// (alloc.CenterOf) measures with it.
+func TestAxisDistIsTheWalk(t *testing.T) {
+	for k := 1; k <= 9; k++ {
+		for _, wrap := range []bool{false, true} {
+			g, err := NewGrid([]int{3, k, 2}, []bool{!wrap, wrap, false})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for a := range k {
+				// walk: the steps from a to every coordinate of the line or ring.
+				walk := make([]int, k)
+				for i := range walk {
+					walk[i] = -1
+				}
+				walk[a] = 0
+				for q := []int{a}; len(q) > 0; q = q[1:] {
+					for _, s := range []int{q[0] - 1, q[0] + 1} {
+						if wrap {
+							s = (s + k) % k
+						}
+						if s >= 0 && s < k && walk[s] < 0 {
+							walk[s] = walk[q[0]] + 1
+							q = append(q, s)
+						}
+					}
+				}
+				for b := range k {
+					if got := g.AxisDist(1, a, b); got != walk[b] {
+						t.Fatalf("side %d wrap %v: AxisDist(1, %d, %d) = %d, want %d", k, wrap, a, b, got, walk[b])
+					}
+				}
+			}
+		}
+	}
+}

@@ -10,7 +10,6 @@ import (
 	"strconv"
 
 	"github.com/procalloc/procalloc/curves"
-	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/qap"
 	"github.com/procalloc/procalloc/topo"
 )
@@ -224,18 +223,15 @@ func parseRankingFormat(s string) (curves.Format, error) {
 // "-", in format f (""; from the file's extension, else from the content), host
 // names matched against hosts (nil: m's own).
 func readRankingInput(e *env, path string, f curves.Format, m topo.Machine, hosts []string) (curves.Order, error) {
-	r, name := e.stdin, inputName(path)
-	if path != "-" {
-		file, err := textin.Open(path)
-		if err != nil {
-			return nil, err
-		}
-		defer file.Close()
-		r, name = file, path
-		if f == "" {
-			f, _ = curves.ReadFormatFromPath(path) // .json: procalloc's JSON or Flux's JGF
-		}
+	r, err := openInput(e, path)
+	if err != nil {
+		return nil, err
 	}
+	defer r.Close()
+	if path != "-" && f == "" {
+		f, _ = curves.ReadFormatFromPath(path) // .json: procalloc's JSON or Flux's JGF
+	}
+	name := inputName(path)
 	if hosts == nil {
 		hosts = curves.NodeNames(m)
 	}

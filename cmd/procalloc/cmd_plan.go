@@ -22,6 +22,7 @@ import (
 	"github.com/procalloc/procalloc/plan"
 	"github.com/procalloc/procalloc/sim"
 	"github.com/procalloc/procalloc/sim/sweep"
+	"github.com/procalloc/procalloc/slurm"
 	"github.com/procalloc/procalloc/topo"
 	"github.com/procalloc/procalloc/topo/hostlist"
 )
@@ -330,14 +331,7 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 				// in slurm.conf's directory, as slurmctld reads it
 				// (slurm.ReadConfIncluding); from standard input ("-") it is an
 				// error, never a name read in the working directory.
-				opt.ReadIncluded = func(name string) ([]byte, error) {
-					r, err := textin.Open(name)
-					if err != nil {
-						return nil, err
-					}
-					defer r.Close()
-					return textin.ReadAll(r, 64<<20, "the file")
-				}
+				opt.ReadIncluded = slurm.ReadIncluded
 				if *topoConf != "" {
 					if opt.TopologyConf, err = readSmallFile(lctx, e, *topoConf, "--topology-conf"); err != nil {
 						return reading("reading topology.conf (--topology-conf "+*topoConf+")", err)
@@ -432,15 +426,15 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 	})
 }
 
-// readSmallFile reads a configuration file whole (at most 64 MiB), stopping when
-// ctx ends.
+// readSmallFile reads a configuration file whole (at most slurm.MaxConfFileBytes),
+// stopping when ctx ends.
 func readSmallFile(ctx context.Context, e *env, path, flag string) ([]byte, error) {
 	r, err := openInput(e, path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", flag, err)
 	}
 	defer r.Close()
-	data, err := textin.ReadAll(textin.ContextReader(ctx, r), 64<<20, "the file")
+	data, err := textin.ReadAll(textin.ContextReader(ctx, r), slurm.MaxConfFileBytes, "the file")
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", flag, path, err)
 	}

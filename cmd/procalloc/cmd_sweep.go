@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -929,7 +930,9 @@ func tableMetrics(comm bool) []sim.Metric {
 // columns it always had. The build column, after status, is the build that ran
 // the item (sweep.Line.Build; buildid.Unknown for a line that names none, as
 // merge's warning and --json's builds say). The network's metrics (comm_...) are
-// columns when some item has a pattern, empty on the items without one.
+// columns when some item has a pattern, empty on the items without one. The
+// fields are written by encoding/csv, as compare's and sim's CSVs are: quoted when
+// they hold a comma, a quote, a CR or LF, or start with a space.
 func writeSweepCSV(w io.Writer, lines []sweep.Line) error {
 	metrics := tableMetrics(slices.ContainsFunc(lines, func(l sweep.Line) bool { return l.Params.Pattern != "none" }))
 	engines := slices.ContainsFunc(lines, func(l sweep.Line) bool { return l.Params.Engine != sim.EngineMessage })
@@ -940,11 +943,14 @@ func writeSweepCSV(w io.Writer, lines []sweep.Line) error {
 	for _, m := range metrics {
 		header = append(header, m.Key)
 	}
-	fmt.Fprintln(w, strings.Join(header, ","))
+	cw := csv.NewWriter(w)
+	if err := cw.Write(header); err != nil {
+		return err
+	}
 	for _, l := range lines {
 		p := l.Params
-		row := []string{strconv.Itoa(l.Index), l.Key, csvQuote(p.Trace), csvQuote(p.Machine), csvQuote(p.Alloc), string(p.Sched),
-			strconv.FormatFloat(p.Contract, 'g', -1, 64), p.Pattern, strconv.FormatUint(p.Seed, 10), string(l.Status), csvQuote(l.BuildName())}
+		row := []string{strconv.Itoa(l.Index), l.Key, p.Trace, p.Machine, p.Alloc, string(p.Sched),
+			strconv.FormatFloat(p.Contract, 'g', -1, 64), p.Pattern, strconv.FormatUint(p.Seed, 10), string(l.Status), l.BuildName()}
 		if engines {
 			row = slices.Insert(row, len(row)-2, p.Engine.String())
 		}
@@ -956,18 +962,12 @@ func writeSweepCSV(w io.Writer, lines []sweep.Line) error {
 				row = append(row, "")
 			}
 		}
-		if _, err := fmt.Fprintln(w, strings.Join(row, ",")); err != nil {
+		if err := cw.Write(row); err != nil {
 			return err
 		}
 	}
-	return nil
-}
-
-func csvQuote(s string) string {
-	if strings.ContainsAny(s, ",\"\n") {
-		return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
-	}
-	return s
+	cw.Flush()
+	return cw.Error()
 }
 
 // sweepItemError is the error of item it that goes into its results line:

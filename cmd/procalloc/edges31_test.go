@@ -319,7 +319,7 @@ func TestHostNamesFileIsCapped(t *testing.T) {
 		t.Skip("no /dev/zero")
 	}
 	code, _, stderr := runCLI(t, "", "curve", "--machine", "mesh:4x4", "--curve", "snake", "--format", "hosts", "--hosts", "/dev/zero")
-	if code != 1 || !strings.Contains(stderr, "line 1 is longer than 1048576 bytes") {
+	if code != 1 || !strings.Contains(stderr, "line 1 is longer than 1 MiB") {
 		t.Errorf("--hosts /dev/zero: exit %d, %s", code, stderr)
 	}
 }

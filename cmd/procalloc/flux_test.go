@@ -2,13 +2,13 @@ package main
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/procalloc/procalloc/curves"
+	"github.com/procalloc/procalloc/internal/textin"
 )
 
 // curve --format jgf --flux-graph FILE writes Flux's own graph (here R from flux
@@ -80,7 +80,7 @@ func TestCurveFluxGraph(t *testing.T) {
 		if code != c.code || (err == nil) != (c.code == 0) {
 			t.Errorf("graph %d bytes past the cap: exit %d (want %d), output %v: %s", c.extra, code, c.code, err, stderr)
 		}
-		if want := fmt.Sprintf("longer than %d bytes", curves.MaxJGFBytes(3)); c.code == 1 && !strings.Contains(stderr, want) {
+		if want := "longer than " + textin.Size(curves.MaxJGFBytes(3)); c.code == 1 && !strings.Contains(stderr, want) {
 			t.Errorf("graph past the cap: %q, want %q", stderr, want)
 		}
 	}

@@ -33,14 +33,7 @@ func openInput(e *env, path string) (io.ReadCloser, error) {
 	if path == "" {
 		return nil, usagef("no input file given")
 	}
-	if path == "-" {
-		return io.NopCloser(e.stdin), nil
-	}
-	f, err := textin.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	return f, nil
+	return textin.OpenInput(path, e.stdin)
 }
 
 // stdinUntil returns standard input r read so that ctx's end ends a read that is

@@ -209,7 +209,7 @@ func ScanErr(err error, line, maxLine int) error {
 		return err
 	}
 	if errors.Is(err, bufio.ErrTooLong) {
-		return fmt.Errorf("line %d is longer than %d bytes, the most this format's lines may be: %w", line, maxLine, ErrTooLarge)
+		return fmt.Errorf("line %d is longer than %s, the most this format's lines may be: %w", line, Size(int64(maxLine)), ErrTooLarge)
 	}
 	return fmt.Errorf("line %d: %w", line, err)
 }
@@ -234,6 +234,21 @@ func Open(path string) (*os.File, error) {
 	if st, err := f.Stat(); err == nil && st.IsDir() {
 		f.Close()
 		return nil, &os.PathError{Op: "open", Path: path, Err: syscall.EISDIR}
+	}
+	return f, nil
+}
+
+// OpenInput opens the input path as Open does, except that "-" is stdin when stdin
+// is not nil (its Close does nothing: standard input stays open); with stdin nil,
+// "-" is a file's name. It is the one place where procalloc's readers (a command's
+// input, a replay's files, a --graph file) turn "-" into standard input.
+func OpenInput(path string, stdin io.Reader) (io.ReadCloser, error) {
+	if path == "-" && stdin != nil {
+		return io.NopCloser(stdin), nil
+	}
+	f, err := Open(path)
+	if err != nil {
+		return nil, err // not a nil *os.File in an interface
 	}
 	return f, nil
 }
@@ -274,11 +289,17 @@ func (c *capped) err() error {
 	return fmt.Errorf("%s is longer than %s: %w", c.what, Size(c.max), ErrTooLarge)
 }
 
-// Size says a cap in bytes: "256 MiB" when it is whole mebibytes, else "1049600
-// bytes".
+// Size says a cap in bytes in the largest unit it is a whole number of: "8 GiB",
+// "256 MiB", "1216 KiB", else "1000 bytes". Every cap of an input is said with it
+// (a file's, a line's, a results file's).
 func Size(n int64) string {
-	if n >= 1<<20 && n%(1<<20) == 0 {
-		return fmt.Sprintf("%d MiB", n>>20)
+	for _, u := range []struct {
+		shift uint
+		name  string
+	}{{30, "GiB"}, {20, "MiB"}, {10, "KiB"}} {
+		if n >= 1<<u.shift && n%(1<<u.shift) == 0 {
+			return fmt.Sprintf("%d %s", n>>u.shift, u.name)
+		}
 	}
 	return fmt.Sprintf("%d bytes", n)
 }

@@ -49,13 +49,15 @@ func TestLinesReportReadErrorWithLine(t *testing.T) {
 	}
 }
 
-// TestSize: a cap of whole mebibytes is said in MiB (the network and
-// configuration readers' caps), any other in bytes.
+// TestSize: a cap is said in the largest unit it is a whole number of (GiB, MiB,
+// KiB; sweep's rule, which textin.Size now is), any other in bytes.
 func TestSize(t *testing.T) {
 	for _, c := range []struct {
 		n    int64
 		want string
-	}{{10, "10 bytes"}, {1 << 20, "1 MiB"}, {256 << 20, "256 MiB"}, {1<<20 + 1, "1048577 bytes"}, {1 << 19, "524288 bytes"}} {
+	}{{0, "0 bytes"}, {10, "10 bytes"}, {1023, "1023 bytes"}, {1 << 10, "1 KiB"}, {1 << 20, "1 MiB"}, {256 << 20, "256 MiB"},
+		{1<<20 + 1, "1048577 bytes"}, {1 << 19, "512 KiB"}, {1<<20 + 192<<10, "1216 KiB"}, {8 << 30, "8 GiB"}, {1<<30 + 1<<20, "1025 MiB"},
+		{1 << 62, "4294967296 GiB"}} {
 		if got := Size(c.n); got != c.want {
 			t.Errorf("Size(%d) = %q, want %q", c.n, got, c.want)
 		}

@@ -5,5 +5,11 @@
 // still context.DeadlineExceeded to errors.Is, so code that tells a time limit from
 // an interrupt keeps working.
 //
+// Looker is the other half of stopping in time: the one rule by which long loops
+// over names, lines or switches (the hostlist expander and compressor, slurm's
+// configuration and topology readers and writers) look at their context, once every
+// LookEvery units of work, so that Ctrl-C or a limit stops them within
+// milliseconds.
+//
 // It follows no paper.
 package timelimit

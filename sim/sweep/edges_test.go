@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/procalloc/procalloc/internal/textin"
 )
 
 // okLine is a results line of item it whose result has a length that depends on the
@@ -291,8 +293,8 @@ func TestSweepReadsAreCapped(t *testing.T) {
 			t.Errorf("%q with lines capped at 4: err = %v", tc.in, err)
 		}
 	}
-	if got := sizeString(MaxResultsBytes); got != "8 GiB" {
-		t.Errorf("sizeString(MaxResultsBytes) = %q", got)
+	if got := textin.Size(MaxResultsBytes); got != "8 GiB" {
+		t.Errorf("textin.Size(MaxResultsBytes) = %q", got)
 	}
 }
 

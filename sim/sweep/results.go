@@ -396,10 +396,10 @@ func (lr *lineReader) next() (line []byte, terminated bool, err error) {
 		chunk, err := lr.br.ReadSlice('\n')
 		lr.buf = append(lr.buf, chunk...)
 		if n := len(lr.buf); n > lr.maxLine && !(n == lr.maxLine+1 && err == nil) {
-			return nil, false, fmt.Errorf("%s: line %d is longer than %s, the most a results line may be (is it a results file?)", lr.name, lr.n+1, sizeString(int64(lr.maxLine)))
+			return nil, false, fmt.Errorf("%s: line %d is longer than %s, the most a results line may be (is it a results file?)", lr.name, lr.n+1, textin.Size(int64(lr.maxLine)))
 		}
 		if lr.off+int64(len(lr.buf)) > lr.maxTotal {
-			return nil, false, fmt.Errorf("%s: longer than %s, the most a results file may be", lr.name, sizeString(lr.maxTotal))
+			return nil, false, fmt.Errorf("%s: longer than %s, the most a results file may be", lr.name, textin.Size(lr.maxTotal))
 		}
 		switch err {
 		case bufio.ErrBufferFull:
@@ -429,19 +429,6 @@ func (lr *lineReader) skipBOM(line []byte) []byte {
 		return bytes.TrimPrefix(line, []byte(textin.BOM))
 	}
 	return line
-}
-
-// sizeString writes a cap in bytes, KiB, MiB or GiB.
-func sizeString(n int64) string {
-	for _, u := range []struct {
-		shift uint
-		name  string
-	}{{30, "GiB"}, {20, "MiB"}, {10, "KiB"}} {
-		if n >= 1<<u.shift && n%(1<<u.shift) == 0 {
-			return fmt.Sprintf("%d %s", n>>u.shift, u.name)
-		}
-	}
-	return fmt.Sprintf("%d bytes", n)
 }
 
 // MergeReport says what a merge found.

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/procalloc/procalloc/internal/textin"
+	"github.com/procalloc/procalloc/internal/timelimit"
 )
 
 // MaxHosts bounds what Expand produces, so that a typo such as n[0-999999999] is an
@@ -44,31 +45,13 @@ func ExpandContext(ctx context.Context, exprs ...string) ([]string, error) {
 	return expandAll(ctx, exprs)
 }
 
-// lookEvery is how many names (or items) Expand makes between looks at its context.
-const lookEvery = 1 << 12
-
-// looker looks at a context once every lookEvery units of work.
-type looker struct {
-	ctx  context.Context
-	work int
-}
-
-// stopped adds work done and, every lookEvery of it, returns the context's cause
-// if it has ended.
-func (l *looker) stopped(work int) error {
-	if l.work += work; l.work < lookEvery {
-		return nil
-	}
-	l.work = 0
-	if l.ctx.Err() != nil {
-		return context.Cause(l.ctx)
-	}
-	return nil
-}
+// lookEvery is how many names (or items) Expand makes between looks at its context
+// (timelimit.Looker's rule).
+const lookEvery = timelimit.LookEvery
 
 func expandAll(ctx context.Context, exprs []string) ([]string, error) {
-	look := &looker{ctx: ctx, work: lookEvery} // looks at once
-	if err := look.stopped(0); err != nil {
+	look := timelimit.NewLooker(ctx) // looks at once
+	if err := look.Stopped(0); err != nil {
 		return nil, err
 	}
 	// Count first (syntax checked, nothing built), so that a list too long in all
@@ -96,7 +79,7 @@ func expandAll(ctx context.Context, exprs []string) ([]string, error) {
 			if strings.IndexByte(item.s, '[') < 0 {
 				// A name as it is (counted above: no error).
 				out = append(out, ar.addString(item.s))
-				return look.stopped(1)
+				return look.Stopped(1)
 			}
 			if _, _, err := eachOne(item.s, MaxHosts-len(out), false, look, emit); err != nil {
 				return inExpr(expr, item, err)
@@ -154,8 +137,8 @@ const arenaChunk = 1 << 20
 // list's length. An error of fn stops the walk and is returned as it is; so is a
 // cancelled ctx's context.Cause (looked at every few thousand names).
 func Each(ctx context.Context, expr string, fn func(name string) error) error {
-	look := &looker{ctx: ctx, work: lookEvery} // looks at once
-	if err := look.stopped(0); err != nil {
+	look := timelimit.NewLooker(ctx) // looks at once
+	if err := look.Stopped(0); err != nil {
 		return err
 	}
 	if _, _, err := count(expr, MaxHosts, look); err != nil {
@@ -257,13 +240,13 @@ func quoteAt(expr string, at int) string {
 // them: a caller that bounds its own total (a slurm.conf's nodes over all its
 // lines) checks it before building anything.
 func Count(expr string) (int, error) {
-	n, _, err := count(expr, MaxHosts, &looker{ctx: context.Background()})
+	n, _, err := count(expr, MaxHosts, &timelimit.Looker{Ctx: context.Background()})
 	return n, err
 }
 
 // count is Count with room names left of MaxHosts, looking at look's context; size
 // bounds the bytes of the names (eachOne's).
-func count(expr string, room int, look *looker) (total, size int, err error) {
+func count(expr string, room int, look *timelimit.Looker) (total, size int, err error) {
 	items := 0
 	err = eachItem(expr, func(item span) error {
 		items++
@@ -335,7 +318,7 @@ func eachItem(s string, fn func(span) error) error {
 
 // expandOne expands one name with its brackets, refusing more than room names. It
 // looks at look's context every lookEvery names or items.
-func expandOne(item string, room int, look *looker) ([]string, error) {
+func expandOne(item string, room int, look *timelimit.Looker) ([]string, error) {
 	var names []string
 	_, _, err := eachOne(item, room, false, look, func(name []byte) error {
 		if names == nil {
@@ -392,8 +375,8 @@ func (s *segment) step() bool {
 // checks and counts them. n is the number of names, size a bound on their bytes
 // (each name's prefixes and its numbers at their widest). It looks at look's
 // context every lookEvery names or items.
-func eachOne(item string, room int, count bool, look *looker, emit func([]byte) error) (n, size int, err error) {
-	if err := look.stopped(1); err != nil {
+func eachOne(item string, room int, count bool, look *timelimit.Looker, emit func([]byte) error) (n, size int, err error) {
+	if err := look.Stopped(1); err != nil {
 		return 0, 0, err
 	}
 	if strings.IndexByte(item, '[') < 0 {
@@ -477,7 +460,7 @@ func eachOne(item string, room int, count bool, look *looker, emit func([]byte) 
 		if err := emit(name); err != nil {
 			return 0, 0, err
 		}
-		if err := look.stopped(1); err != nil {
+		if err := look.Stopped(1); err != nil {
 			return 0, 0, err
 		}
 		k := len(order) - 1
@@ -496,7 +479,7 @@ func eachOne(item string, room int, count bool, look *looker, emit func([]byte) 
 // rangeList reads "1-3,007,9" as its ranges (padding kept, made only with keep),
 // their number of values and the most digits a value takes; at is body's offset in
 // its item, for the errors. More than room values are refused.
-func rangeList(body string, at, room int, look *looker, keep bool) ([]numRange, int, int, error) {
+func rangeList(body string, at, room int, look *timelimit.Looker, keep bool) ([]numRange, int, int, error) {
 	if body == "" {
 		return nil, 0, 0, itemErr(at-1, "empty brackets")
 	}
@@ -508,7 +491,7 @@ func rangeList(body string, at, room int, look *looker, keep bool) ([]numRange, 
 	for rest, more := body, true; more; {
 		var r string
 		r, rest, more = strings.Cut(rest, ",")
-		if err := look.stopped(1); err != nil {
+		if err := look.Stopped(1); err != nil {
 			return nil, 0, 0, err
 		}
 		lo, hi, isRange := strings.Cut(r, "-")
@@ -635,13 +618,13 @@ func Compress(names []string) (string, error) {
 // a quarter of a second, and Ctrl-C waited for it. A cancelled ctx returns
 // context.Cause(ctx) itself, unwrapped.
 func CompressContext(ctx context.Context, names []string) (string, error) {
-	look := &looker{ctx: ctx, work: lookEvery} // looks at once
-	if err := look.stopped(0); err != nil {
+	look := timelimit.NewLooker(ctx) // looks at once
+	if err := look.Stopped(0); err != nil {
 		return "", err
 	}
 	var runs []hostRange
 	for _, n := range names {
-		if err := look.stopped(1); err != nil {
+		if err := look.Stopped(1); err != nil {
 			return "", err
 		}
 		e, err := cutName(n)
@@ -757,10 +740,10 @@ func extendRuns(runs []hostRange, e *nameElem) []hostRange {
 // appendRuns writes runs as one expression; consecutive runs of one prefix share a
 // bracket. With look (nil: none) it looks at its context every few thousand runs
 // and returns its cause when it has ended.
-func appendRuns(b []byte, runs []hostRange, look *looker) ([]byte, error) {
+func appendRuns(b []byte, runs []hostRange, look *timelimit.Looker) ([]byte, error) {
 	for i := 0; i < len(runs); {
 		if look != nil {
-			if err := look.stopped(1); err != nil {
+			if err := look.Stopped(1); err != nil {
 				return nil, err
 			}
 		}
@@ -785,7 +768,7 @@ func appendRuns(b []byte, runs []hostRange, look *looker) ([]byte, error) {
 		b = append(append(b, r.prefix...), '[')
 		for k := i; k < j; k++ {
 			if look != nil && k > i {
-				if err := look.stopped(1); err != nil { // one prefix's runs: all of them in a shuffled list
+				if err := look.Stopped(1); err != nil { // one prefix's runs: all of them in a shuffled list
 					return nil, err
 				}
 			}

@@ -8,6 +8,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/procalloc/procalloc/internal/timelimit"
 )
 
 // Table numbers host names (ids 0, 1, ... in the order the names were added), so
@@ -108,7 +110,7 @@ func (t *Table) Parse(expr string) (List, error) {
 	for _, item := range splitTop(expr) {
 		prefix, body, ok := oneBracket(item.s)
 		if !ok {
-			names, err := expandOne(item.s, MaxHosts, &looker{ctx: context.Background()})
+			names, err := expandOne(item.s, MaxHosts, &timelimit.Looker{Ctx: context.Background()})
 			if err != nil {
 				return List{}, inExpr(expr, item, err) // unreachable: counted
 			}
