@@ -181,6 +181,9 @@ type Engine struct {
 // NewEngine returns an idle engine at time 0 on router r. deliver, if not nil, is
 // called for every message when its tail arrives; it may call Send and Stop.
 func NewEngine(r Router, p Params, deliver func(*Delivery)) (*Engine, error) {
+	if r == nil {
+		return nil, errors.New("netsim: an engine needs a router (nil; NewRouter makes one)")
+	}
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}

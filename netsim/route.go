@@ -447,6 +447,9 @@ func (r *GraphRouter) Route(src, dst int, buf []int32) []int32 {
 // NewRouter returns the router of a machine: dimension-ordered routing on a grid,
 // minimal routing on a dragonfly (DragonflyRouter), shortest paths on another graph.
 func NewRouter(m topo.Machine) (Router, error) {
+	if m == nil {
+		return nil, errors.New("netsim: no router without a machine (nil)")
+	}
 	switch g := m.(type) {
 	case *topo.Grid:
 		return NewGridRouter(g), nil

@@ -2,6 +2,7 @@ package netsim
 
 import (
 	"context"
+	"errors"
 
 	"github.com/procalloc/procalloc/topo"
 )
@@ -99,6 +100,9 @@ func NewMachineRouteMeter(m topo.Machine, pat Pattern, seed uint64) (*RouteMeter
 // under ctx (0.3 s for a fat tree of 131,072 hosts): when ctx ends first it
 // returns ctx's cause.
 func NewMachineRouteMeterContext(ctx context.Context, m topo.Machine, pat Pattern, seed uint64) (*RouteMeter, error) {
+	if pat == nil {
+		return nil, errors.New("netsim: a route meter needs a pattern (nil; ParsePattern makes one)")
+	}
 	if g, ok := m.(*topo.Graph); ok {
 		if _, a2a := pat.(allToAll); a2a {
 			tm, _ := buildTreeModel(ctx, g, false)

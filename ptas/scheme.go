@@ -120,7 +120,7 @@ func PTASRatio(k, m int) float64 {
 // PTAS is the approximation scheme of Bender et al. 2005 (§3 for the plane, §4.2 for
 // d dimensions) with m chosen from eps by ChooseM: the result's total is at most
 // Result.Guarantee <= 1+eps times the optimum. See PTASWithM.
-func PTAS(ctx context.Context, pts [][]float64, k int, eps float64) (Result, error) {
+func PTAS[P ~[]float64](ctx context.Context, pts []P, k int, eps float64) (Result, error) {
 	m, err := ChooseM(k, eps)
 	if err != nil {
 		return Result{}, err
@@ -151,7 +151,7 @@ func PTAS(ctx context.Context, pts [][]float64, k int, eps float64) (Result, err
 // In one dimension the exact optimum (a window of k consecutive points) is returned
 // instead, with guarantee 1. If ctx ends early the best subset so far is returned
 // with MM's guarantee, together with the context's error.
-func PTASWithM(ctx context.Context, pts [][]float64, k, m int) (Result, error) {
+func PTASWithM[P ~[]float64](ctx context.Context, pts []P, k, m int) (Result, error) {
 	pr, err := newProblem(pts, k)
 	if err != nil {
 		return Result{}, err

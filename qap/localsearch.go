@@ -220,6 +220,9 @@ func (ls *localSearch) descend(ctx context.Context) bool {
 // and its objective (q.Objective). Deterministic for a given seed when ctx has no
 // deadline (a deadline stops it early, at a point that depends on the machine's speed).
 func LocalSearch(ctx context.Context, q *QAP, start []int, opt LocalSearchOptions) ([]int, float64, error) {
+	if err := q.checkShape(); err != nil {
+		return nil, 0, err
+	}
 	if err := q.CheckPerm(start); err != nil {
 		return nil, 0, err
 	}

@@ -51,6 +51,22 @@ func (q *QAP) Objective(p []int) float64 {
 	return f
 }
 
+// checkShape refuses a QAP whose matrices are not N x N (nil, a negative N, a
+// truncated A or B), which every solver would index past.
+func (q *QAP) checkShape() error {
+	if q == nil {
+		return errors.New("qap: no instance (nil)")
+	}
+	if q.N < 0 {
+		return fmt.Errorf("qap: N = %d facilities is negative", q.N)
+	}
+	if len(q.A) != q.N*q.N || len(q.B) != q.N*q.N {
+		return fmt.Errorf("qap: %d facilities need %d flows and %d distances (N x N, row-major), have %d and %d",
+			q.N, q.N*q.N, q.N*q.N, len(q.A), len(q.B))
+	}
+	return nil
+}
+
 // CheckPerm returns an error unless p is a permutation of 0..N-1.
 func (q *QAP) CheckPerm(p []int) error {
 	if len(p) != q.N {

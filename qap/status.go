@@ -24,8 +24,12 @@ const (
 	StatusUnproven Status = "unproven"
 )
 
-// CheckSolvable refuses data the bounds and tolerances are not made for.
+// CheckSolvable refuses data the bounds and tolerances are not made for, and
+// matrices that are not N x N.
 func (q *QAP) CheckSolvable() error {
+	if err := q.checkShape(); err != nil {
+		return err
+	}
 	n := q.N
 	var sumA, maxB float64
 	for _, m := range []struct {

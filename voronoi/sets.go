@@ -22,6 +22,10 @@ func (s Set) Center() [2]float64 {
 	return [2]float64{float64(s.Center2[0]) / 2, float64(s.Center2[1]) / 2}
 }
 
+// Radius returns the L1 distance from the witness center to the set's farthest
+// member, in input coordinates (Radius2 / 2).
+func (s Set) Radius() float64 { return float64(s.Radius2) / 2 }
+
 // KNearestSets returns every distinct k-nearest set (tie rule of Walk) with one witness
 // each, sorted lexicographically by indices. It fails when more than limit sets exist
 // (heavy ties can make the count exponential: n coincident points have C(n, k)), so

@@ -85,7 +85,7 @@ func runPTAS(ctx context.Context, in *subsetInput, p subsetParams) (*subsetResul
 	if err != nil {
 		return nil, usageError{err.Error()}
 	}
-	res, err := ptas.PTASWithM(ctx, floatRows(in), p.K, m)
+	res, err := ptas.PTASWithM(ctx, in.Points, p.K, m)
 	out := &subsetResult{Indices: res.Indices, Guarantee: res.Guarantee,
 		Extra: map[string]any{"m": m, "scheme_ratio": ptas.PTASRatio(p.K, m), "paper_m": ptas.PaperM(p.Eps)}}
 	out.Notes = append(out.Notes, fmt.Sprintf("m = %d slices per axis, scheme ratio %.4g (the paper's form needs m = %d)",
