@@ -266,13 +266,18 @@ func (e *Engine) queuedTotal() int {
 func (e *Engine) Stop() { e.stop = true }
 
 // Send queues m at its source at the current time; the source sends its messages in
-// the order they were queued, one at a time.
-func (e *Engine) Send(m Message) {
+// the order they were queued, one at a time. An endpoint outside the network is an
+// error (as FlitEngine.Send), and nothing is queued.
+func (e *Engine) Send(m Message) error {
+	if n := int32(len(e.srcQ)); m.Src < 0 || m.Src >= n || m.Dst < 0 || m.Dst >= n {
+		return fmt.Errorf("message engine: message %d -> %d: endpoints of %s are 0..%d", m.Src, m.Dst, e.r.Spec(), n-1)
+	}
 	s := m.Src
 	e.srcQ[s] = append(e.srcQ[s], pending{m, e.cur})
 	if !e.srcBusy[s] {
 		e.inject(s)
 	}
+	return nil
 }
 
 // inject starts the next queued message of source s at the current time.

@@ -3,6 +3,7 @@ package netsim
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/procalloc/procalloc/topo"
 )
@@ -122,17 +123,29 @@ func NewMachineRouteMeterContext(ctx context.Context, m topo.Machine, pat Patter
 }
 
 // Measure returns the route load of one cycle of the pattern over nodes (in
-// allocation order); id is the job's id, for random patterns.
+// allocation order); id is the job's id, for random patterns. It is for nodes known
+// to be the network's endpoints, as an index is for a slice: it panics, naming the
+// node, on one outside; MeasureContext returns that as an error.
 func (m *RouteMeter) Measure(id int, nodes []int) RouteLoad {
-	l, _ := m.MeasureContext(context.Background(), id, nodes)
+	l, err := m.MeasureContext(context.Background(), id, nodes)
+	if err != nil {
+		panic(err)
+	}
 	return l
 }
 
 // MeasureContext is Measure that stops when ctx ends, returning ctx's cause: the
 // patterns without a counting shortcut walk every route of the cycle, p(p-1) of
 // them for n-body (5.9 x 10^8 for a job of 24,320 nodes, seconds), and ctx is
-// asked every enumerateLook routes.
+// asked every enumerateLook routes. A node outside the network is an error (Measure
+// then returns the zero load).
 func (m *RouteMeter) MeasureContext(ctx context.Context, id int, nodes []int) (RouteLoad, error) {
+	n := m.r.Endpoints()
+	for _, v := range nodes {
+		if v < 0 || v >= n {
+			return RouteLoad{}, fmt.Errorf("route meter: node %d: endpoints of %s are 0..%d", v, m.r.Spec(), n-1)
+		}
+	}
 	switch {
 	case m.torus != nil:
 		return m.allToAllTorusLoad(nodes), nil

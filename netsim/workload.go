@@ -59,7 +59,7 @@ func NewWorkload(r Router, p Params, pat Pattern, seed uint64, done func(tag int
 	if err != nil {
 		return nil, err
 	}
-	w.eng, w.net, w.send, w.ends, w.spec = eng, eng, eng.Send, r.Endpoints(), r.Spec()
+	w.eng, w.net, w.send, w.ends, w.spec = eng, eng, func(m Message) { _ = eng.Send(m) }, r.Endpoints(), r.Spec()
 	return w, nil
 }
 

@@ -394,7 +394,7 @@ type batchNet interface {
 
 type batchMsgNet struct{ *netsim.Engine }
 
-func (n batchMsgNet) send(m netsim.Message) error { n.Send(m); return nil }
+func (n batchMsgNet) send(m netsim.Message) error { return n.Send(m) }
 
 type batchFlitNet struct{ *netsim.FlitEngine }
 
