@@ -64,7 +64,11 @@ func TestSendOutsideTheNetworkIsAnError(t *testing.T) {
 // TestMeasureNodeOutsideTheNetwork: MeasureContext refuses a node that is not an
 // endpoint with an error naming it, on every kind of meter (it indexed out of range).
 func TestMeasureNodeOutsideTheNetwork(t *testing.T) {
-	for _, mc := range []*topo.Grid{topo.Mesh(3, 3), topo.Torus(3, 3)} {
+	ft, err := topo.ParseMachine("fattree:3,3:3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mc := range []topo.Machine{topo.Mesh(3, 3), topo.Torus(3, 3), ft} {
 		for _, name := range []string{"all-to-all", "n-body"} {
 			pat, err := ParsePattern(name)
 			if err != nil {

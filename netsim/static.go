@@ -140,10 +140,15 @@ func (m *RouteMeter) Measure(id int, nodes []int) RouteLoad {
 // asked every enumerateLook routes. A node outside the network is an error (Measure
 // then returns the zero load).
 func (m *RouteMeter) MeasureContext(ctx context.Context, id int, nodes []int) (RouteLoad, error) {
-	n := m.r.Endpoints()
+	n, spec := 0, "the fat tree"
+	if m.r != nil {
+		n, spec = m.r.Endpoints(), m.r.Spec()
+	} else {
+		n = m.tree.n // a fat tree's meter counts per subtree, without a router
+	}
 	for _, v := range nodes {
 		if v < 0 || v >= n {
-			return RouteLoad{}, fmt.Errorf("route meter: node %d: endpoints of %s are 0..%d", v, m.r.Spec(), n-1)
+			return RouteLoad{}, fmt.Errorf("route meter: node %d: endpoints of %s are 0..%d", v, spec, n-1)
 		}
 	}
 	switch {
