@@ -961,10 +961,3 @@ func (p *perJobCSV) flush() error {
 	p.cw.Flush()
 	return p.cw.Error()
 }
-
-// flagSet reports whether the flag was given on the command line.
-func flagSet(fs *flag.FlagSet, name string) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
-}
