@@ -35,6 +35,9 @@ type sweepOutput struct {
 	Ran     int    `json:"ran"`
 	Failed  int    `json:"failed"`
 	Stopped bool   `json:"stopped"` // interrupted: rerun to finish
+	// notApplicable counts the failed items whose allocator does not apply to
+	// their machine (sweep.Params.NotApplicable): no rerun mends them.
+	notApplicable int
 }
 
 // shardFromEnv returns the shard of a Slurm array task (slurm.ArrayShard); an array
@@ -376,8 +379,13 @@ procalloc merge bunde.shard-*.jsonl --spec examples/bunde2004.yaml -o bunde.json
 				}
 				// The exit status is the same with --json (it was 0 there, failed
 				// items or not, so a script checking it went on with them).
-				if o.Failed > 0 {
-					return fmt.Errorf("%d items failed (their errors are in %s; a rerun retries them)", o.Failed, o.Results)
+				switch {
+				case o.Failed > 0 && o.notApplicable == o.Failed:
+					return fmt.Errorf("%s failed (their errors are in %s): their allocator does not apply to their machine (warned before the run), which no rerun mends", textin.CountNoun(o.Failed, "item"), o.Results)
+				case o.notApplicable > 0:
+					return fmt.Errorf("%s failed (their errors are in %s; a rerun retries them, and they fail the same way until what their errors name is mended); %d of them no rerun mends: their allocator does not apply to their machine (warned before the run)", textin.CountNoun(o.Failed, "item"), o.Results, o.notApplicable)
+				case o.Failed > 0:
+					return fmt.Errorf("%s failed (their errors are in %s; a rerun retries them)", textin.CountNoun(o.Failed, "item"), o.Results)
 				}
 				return nil
 			}
@@ -487,6 +495,9 @@ func runSweepItems(ctx context.Context, e *env, spec *sweep.Spec, todo []sweep.I
 			o.Ran++
 			if line.Status != sweep.StatusOK {
 				o.Failed++
+				if line.Params.NotApplicable(spec.Dir) != nil {
+					o.notApplicable++
+				}
 			}
 			done++
 			p.Update(done, fmt.Sprintf("%d/%d items, %d failed", done, len(todo), o.Failed))
