@@ -13,7 +13,7 @@ func TestPlanWarnsOfKeysOfOtherReleases(t *testing.T) {
 	for _, c := range []struct {
 		version Version
 		warned  bool
-	}{{Version{22, 5, 0}, true}, {Version{24, 11, 0}, false}} {
+	}{{Version{Major: 22, Minor: 5}, true}, {Version{Major: 24, Minor: 11}, false}} {
 		p := &Plan{opt: sampleOptions(t, false)}
 		p.opt.SlurmConf = append([]byte("CertmgrType=certmgr/script\n"), p.opt.SlurmConf...)
 		p.opt.Version, p.opt.VersionSource = c.version, "--slurm-version"
@@ -67,7 +67,7 @@ func TestPlanNamesIncludeLinesWithoutNodes(t *testing.T) {
 func TestPlanWarnsOfRemovedOptions(t *testing.T) {
 	p := &Plan{opt: sampleOptions(t, false)}
 	p.opt.SlurmConf = append([]byte("AccountingStoreJobComment=YES\n"), p.opt.SlurmConf...)
-	p.opt.Version, p.opt.VersionSource = Version{22, 5, 0}, "--slurm-version"
+	p.opt.Version, p.opt.VersionSource = Version{Major: 22, Minor: 5}, "--slurm-version"
 	if err := p.checkInputs(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -38,7 +38,7 @@ func TestBlockDeploymentKeyForVersion(t *testing.T) {
 		}
 		return b
 	}
-	old, cur := read(V2311), read(Version{24, 5, 0})
+	old, cur := read(V2311), read(Version{Major: 24, Minor: 5})
 	if old.Base != cur.Base || old.Levels != cur.Levels || len(old.Blocks) != len(cur.Blocks) {
 		t.Fatalf("23.11's blocks (base %d, levels %b, %d blocks) differ from 24.05's (base %d, levels %b, %d blocks)",
 			old.Base, old.Levels, len(old.Blocks), cur.Base, cur.Levels, len(cur.Blocks))

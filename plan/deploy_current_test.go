@@ -43,15 +43,15 @@ func TestCurrentTopologyPlugins(t *testing.T) {
 		wantErr  []string // the error names all of these
 		wantNote string   // a note of the current deployment
 	}{
-		{name: "tree without its file", ver: Version{22, 5, 0}, conf: "TopologyPlugin=topology/tree\n", wantErr: []string{"slurm.conf", "topology/tree", "--topology-conf"}},
-		{name: "tree with a block file", ver: Version{23, 11, 0}, conf: "TopologyPlugin=topology/tree\n", topology: blocks.Bytes(), wantErr: []string{"topology.conf", "topology/block file", "topology/tree"}},
-		{name: "block without its file", ver: Version{23, 11, 0}, conf: "TopologyPlugin=topology/block\n", wantErr: []string{"slurm.conf", "topology/block", "--topology-conf"}},
-		{name: "block", ver: Version{23, 11, 0}, conf: "TopologyPlugin=topology/block\n", topology: blocks.Bytes()},
-		{name: "block, BlockSizes first", ver: Version{23, 11, 0}, conf: "TopologyPlugin=topology/block\n", topology: blocksSizesFirst},
-		{name: "tree with a block file, BlockSizes first", ver: Version{23, 11, 0}, conf: "TopologyPlugin=topology/tree\n", topology: blocksSizesFirst, wantErr: []string{"topology.conf", "topology/block file", "topology/tree"}},
-		{name: "none with a bad block file", ver: Version{23, 11, 0}, conf: "", topology: []byte("BlockName=b1 Nodes=node[01-04]\nBlockName=b1 Nodes=node[05-08]\n"), wantErr: []string{"topology.conf", "b1"}},
-		{name: "tree, SwitchAsNodeRank before 23.02", ver: Version{22, 5, 0}, conf: "TopologyPlugin=Topology/Tree\nTopologyParam=SwitchAsNodeRank\n", topology: tree},
-		{name: "not emulated", ver: Version{22, 5, 0}, conf: "TopologyPlugin=topology/3d_torus\n", wantNote: "TopologyPlugin=topology/3d_torus is not emulated"},
+		{name: "tree without its file", ver: Version{Major: 22, Minor: 5}, conf: "TopologyPlugin=topology/tree\n", wantErr: []string{"slurm.conf", "topology/tree", "--topology-conf"}},
+		{name: "tree with a block file", ver: Version{Major: 23, Minor: 11}, conf: "TopologyPlugin=topology/tree\n", topology: blocks.Bytes(), wantErr: []string{"topology.conf", "topology/block file", "topology/tree"}},
+		{name: "block without its file", ver: Version{Major: 23, Minor: 11}, conf: "TopologyPlugin=topology/block\n", wantErr: []string{"slurm.conf", "topology/block", "--topology-conf"}},
+		{name: "block", ver: Version{Major: 23, Minor: 11}, conf: "TopologyPlugin=topology/block\n", topology: blocks.Bytes()},
+		{name: "block, BlockSizes first", ver: Version{Major: 23, Minor: 11}, conf: "TopologyPlugin=topology/block\n", topology: blocksSizesFirst},
+		{name: "tree with a block file, BlockSizes first", ver: Version{Major: 23, Minor: 11}, conf: "TopologyPlugin=topology/tree\n", topology: blocksSizesFirst, wantErr: []string{"topology.conf", "topology/block file", "topology/tree"}},
+		{name: "none with a bad block file", ver: Version{Major: 23, Minor: 11}, conf: "", topology: []byte("BlockName=b1 Nodes=node[01-04]\nBlockName=b1 Nodes=node[05-08]\n"), wantErr: []string{"topology.conf", "b1"}},
+		{name: "tree, SwitchAsNodeRank before 23.02", ver: Version{Major: 22, Minor: 5}, conf: "TopologyPlugin=Topology/Tree\nTopologyParam=SwitchAsNodeRank\n", topology: tree},
+		{name: "not emulated", ver: Version{Major: 22, Minor: 5}, conf: "TopologyPlugin=topology/3d_torus\n", wantNote: "TopologyPlugin=topology/3d_torus is not emulated"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			opt := sampleOptions(t, false)
@@ -107,7 +107,7 @@ func TestDeploymentAPI(t *testing.T) {
 		}
 	}
 	opt := sampleOptions(t, false)
-	opt.Version, opt.VersionSource = Version{22, 5, 0}, "test"
+	opt.Version, opt.VersionSource = Version{Major: 22, Minor: 5}, "test"
 	opt.SyntheticJobs = 20
 	p, err := Make(context.Background(), opt)
 	if err != nil {

@@ -24,7 +24,7 @@ PartitionName=all Nodes=node[01-16]
 `
 	deploy := func(down string) (*Deployment, error) {
 		t.Helper()
-		p, err := Make(context.Background(), versionedOptions(t, Version{22, 5, 0}, 20, strings.Replace(base, "DownNodes=DOWN", "DownNodes="+down, 1)))
+		p, err := Make(context.Background(), versionedOptions(t, Version{Major: 22, Minor: 5}, 20, strings.Replace(base, "DownNodes=DOWN", "DownNodes="+down, 1)))
 		if err != nil {
 			return nil, err
 		}

@@ -31,7 +31,7 @@ NodeSet=first Nodes=node[01-08]
 PartitionName=all Nodes=node[01-16] OverSubscribe=EXCLUSIVE # the compute nodes
 PartitionName=other Nodes=c[01-16],login[1-2]
 `
-	for _, ver := range []Version{{22, 5, 0}, {23, 11, 0}} {
+	for _, ver := range []Version{{Major: 22, Minor: 5}, {Major: 23, Minor: 11}} {
 		opt := versionedOptions(t, ver, 20, conf)
 		p, err := Make(context.Background(), opt)
 		if err != nil {
@@ -138,7 +138,7 @@ func TestBlockSizeDividesHosts(t *testing.T) {
 		nodes string
 		size  int // 0: unsupported
 	}{{"node[01-15]", 3}, {"node[01-13]", 0}} {
-		opt := versionedOptions(t, Version{23, 11, 0}, 20, "NodeName=DEFAULT CPUs=1\nNodeName="+c.nodes+"\nPartitionName=all Nodes=ALL OverSubscribe=EXCLUSIVE\n")
+		opt := versionedOptions(t, Version{Major: 23, Minor: 11}, 20, "NodeName=DEFAULT CPUs=1\nNodeName="+c.nodes+"\nPartitionName=all Nodes=ALL OverSubscribe=EXCLUSIVE\n")
 		p, err := Make(context.Background(), opt)
 		if err != nil {
 			t.Fatal(err)

@@ -79,7 +79,7 @@ func TestDeploymentSlurmConfKeepsSite(t *testing.T) {
 		}
 	}
 
-	for _, ver := range []Version{{22, 5, 0}, {23, 11, 0}} {
+	for _, ver := range []Version{{Major: 22, Minor: 5}, {Major: 23, Minor: 11}} {
 		opt := versionedOptions(t, ver, 20, siteConf)
 		p, err := Make(context.Background(), opt)
 		if err != nil {

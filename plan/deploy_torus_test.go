@@ -27,7 +27,7 @@ func TestPlanTorus3DDeployment(t *testing.T) {
 		hosts[i] = fmt.Sprintf("node%02d", i+1)
 	}
 	conf := []byte("NodeName=DEFAULT CPUs=1\nNodeName=node[01-16]\nPartitionName=all Nodes=ALL OverSubscribe=EXCLUSIVE\n")
-	for _, ver := range []Version{{26, 5, 0}, {25, 11, 0}} {
+	for _, ver := range []Version{{Major: 26, Minor: 5}, {Major: 25, Minor: 11}} {
 		opt := Options{Machine: g, MachineSource: "torus:4x2x2", Hosts: hosts, SlurmConf: conf, SlurmConfPath: "slurm.conf",
 			Version: ver, VersionSource: "test", SyntheticJobs: 30, Seed: 1}
 		p, err := Make(context.Background(), opt)

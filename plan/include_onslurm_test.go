@@ -43,7 +43,7 @@ func TestPlanIncludedFilesOnSlurmctld(t *testing.T) {
 		if fatal != "" || before != "all=node[01-16] half=node[01-08]" {
 			t.Fatalf("%s: the site's files: %s%s", s.Name, before, fatal)
 		}
-		opt := versionedOptions(t, Version{23, 11, 0}, 50, conf)
+		opt := versionedOptions(t, Version{Major: 23, Minor: 11}, 50, conf)
 		opt.SlurmConfPath, opt.ReadIncluded = filepath.Join(site, "slurm.conf"), os.ReadFile
 		p, err := Make(context.Background(), opt)
 		if err != nil {
@@ -162,9 +162,9 @@ func TestPlanSiteFilesOnSlurmctld(t *testing.T) {
 			}
 		}
 		restore()
-		ver, kinds := Version{22, 5, 0}, []Kind{KindWeights, KindTree, KindNames}
+		ver, kinds := Version{Major: 22, Minor: 5}, []Kind{KindWeights, KindTree, KindNames}
 		if s.V2311 {
-			ver, kinds = Version{26, 5, 0}, append(kinds, KindBlock)
+			ver, kinds = Version{Major: 26, Minor: 5}, append(kinds, KindBlock)
 		}
 		opt := versionedOptions(t, ver, 50, conf)
 		opt.SlurmConfPath, opt.ReadIncluded = filepath.Join(dir, "slurm.conf"), os.ReadFile

@@ -94,7 +94,7 @@ func putTogetherFiles(t *testing.T, data []byte, included []slurm.IncludedFile) 
 // refused, naming the Include line.
 func TestPlanFollowsInclude(t *testing.T) {
 	whole := strings.Replace(siteConf, "Include /etc/slurm/nodes-extra.conf\n", "", 1)
-	ver := Version{23, 11, 0}
+	ver := Version{Major: 23, Minor: 11}
 	refOpt := versionedOptions(t, ver, 20, whole)
 	refOpt.SlurmConfPath = "/etc/site/slurm.conf" // apply.txt's directory, in the report's notes
 	ref, err := Make(context.Background(), refOpt)

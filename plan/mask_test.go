@@ -91,7 +91,7 @@ func eachPlanEmulator(t *testing.T, more bool, jobs int, f func(d *Deployment, w
 	if more {
 		machines = append(machines, "fattree:4,4:4,4:8")
 	}
-	for _, ver := range []Version{{22, 5, 0}, {26, 5, 0}} {
+	for _, ver := range []Version{{Major: 22, Minor: 5}, {Major: 26, Minor: 5}} {
 		for _, spec := range machines {
 			opt := Options{Machine: fabrictest.SampleFabric(t, "../topo/testdata"), MachineSource: spec, SlurmConf: []byte(conf), SlurmConfPath: "slurm.conf",
 				TimeLimit: 10 * time.Second, Seed: 1, Version: ver, VersionSource: "test"}

@@ -28,7 +28,7 @@ func TestPartitionsTimeLimitPrefix(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 7))
 	jobs := partHistory(rng, 400, parts, names)
 	opt := Options{Machine: fabrictest.SampleFabric(t, "../topo/testdata"), MachineSource: "fattree", SlurmConf: []byte(conf), SlurmConfPath: "slurm.conf",
-		TimeLimit: -1, Seed: 1, Version: Version{26, 5, 0}, VersionSource: "test"}
+		TimeLimit: -1, Seed: 1, Version: Version{Major: 26, Minor: 5}, VersionSource: "test"}
 	opt.Trace, opt.TracePath = sacctOf(t, jobs), "sacct.txt"
 	full, err := Make(context.Background(), opt)
 	if err != nil {
@@ -105,7 +105,7 @@ func TestPartitionsTimeLimitPrefix(t *testing.T) {
 // kept in it and the replays are the ones without limits.
 func TestPlanPartitionLimitWarnings(t *testing.T) {
 	opt := sampleOptions(t, true)
-	opt.Version, opt.VersionSource = Version{26, 5, 0}, "test"
+	opt.Version, opt.VersionSource = Version{Major: 26, Minor: 5}, "test"
 	opt.SlurmConf = []byte("NodeName=DEFAULT CPUs=1\nNodeName=node[01-16]\nPartitionName=all Nodes=ALL Default=YES OverSubscribe=EXCLUSIVE MaxNodes=2 MaxTime=1 State=DOWN\n")
 	p, err := Make(context.Background(), opt)
 	if err != nil {
@@ -148,7 +148,7 @@ func TestPlanPartitionLimitWarningsStopped(t *testing.T) {
 	jobs := partHistory(rng, 400, parts, []string{"all"})
 	conf := "NodeName=DEFAULT CPUs=1\nNodeName=node[01-16]\nPartitionName=all Nodes=ALL Default=YES OverSubscribe=EXCLUSIVE MaxNodes=3 MaxTime=5\n"
 	opt := Options{Machine: fabrictest.SampleFabric(t, "../topo/testdata"), MachineSource: "fattree", SlurmConf: []byte(conf), SlurmConfPath: "slurm.conf",
-		TimeLimit: time.Hour, Seed: 1, Version: Version{26, 5, 0}, VersionSource: "test"}
+		TimeLimit: time.Hour, Seed: 1, Version: Version{Major: 26, Minor: 5}, VersionSource: "test"}
 	opt.Trace, opt.TracePath = sacctOf(t, jobs), "sacct.txt"
 	stopReplaysAt(t, 200, nil)
 	p, err := Make(context.Background(), opt)

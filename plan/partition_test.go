@@ -168,7 +168,7 @@ func TestPartitionsOverlapping(t *testing.T) {
 	opt := sampleOptions(t, false)
 	opt.SlurmConf = []byte("NodeName=DEFAULT CPUs=1\nNodeName=node[01-16]\nPartitionName=main Nodes=ALL Default=YES OverSubscribe=EXCLUSIVE\nPartitionName=debug Nodes=node[13-16] OverSubscribe=EXCLUSIVE\n")
 	opt.Trace, opt.TracePath = sacctOf(t, jobs), "sacct.txt"
-	opt.Version, opt.VersionSource = Version{26, 5, 0}, "test"
+	opt.Version, opt.VersionSource = Version{Major: 26, Minor: 5}, "test"
 	p, err := Make(context.Background(), opt)
 	if err != nil {
 		t.Fatal(err)
@@ -224,7 +224,7 @@ func TestPartitionsBruteForce(t *testing.T) {
 	for seed := range seeds {
 		rng := rand.New(rand.NewPCG(uint64(seed), 7))
 		jobs := partHistory(rng, 40, parts, names)
-		for _, ver := range []Version{{22, 5, 0}, {26, 5, 0}} {
+		for _, ver := range []Version{{Major: 22, Minor: 5}, {Major: 26, Minor: 5}} {
 			for _, onTorus := range []bool{false, true} {
 				opt := Options{Machine: fabrictest.SampleFabric(t, "../topo/testdata"), MachineSource: "fattree", SlurmConf: []byte(conf), SlurmConfPath: "slurm.conf",
 					TimeLimit: 10 * time.Second, Seed: 1, Version: ver, VersionSource: "test"}
@@ -338,7 +338,7 @@ func TestPartitionsOneSmall(t *testing.T) {
 	debug := []int{9, 10, 11, 12, 13, 14, 15, 16}
 	jobs := partHistory(rng, 30, map[string][]int{"debug": debug}, []string{"debug"})
 	opt.Trace, opt.TracePath = sacctOf(t, jobs), "sacct.txt"
-	opt.Version, opt.VersionSource = Version{26, 5, 0}, "test"
+	opt.Version, opt.VersionSource = Version{Major: 26, Minor: 5}, "test"
 	p, err := Make(context.Background(), opt)
 	if err != nil {
 		t.Fatal(err)

@@ -397,11 +397,11 @@ func (p *Plan) checkInputs(ctx context.Context) error {
 	for _, w := range opt.MachineWarnings {
 		r.Warnings = append(r.Warnings, opt.MachineSource+": "+w)
 	}
-	for _, w := range conf.KeysNotIn(opt.Version.Major, opt.Version.Minor) {
+	for _, w := range conf.KeysNotIn(opt.Version) {
 		// The site runs its slurm.conf, so the version or the file is not the site's.
 		r.Warnings = append(r.Warnings, fmt.Sprintf("slurm.conf %s: Slurm %d.%02d refuses it (\"Parsing error at unrecognized key\", fatal), and so the deployments' slurm.conf; is the Slurm version (%s) the site's?", w, opt.Version.Major, opt.Version.Minor, opt.VersionSource))
 	}
-	for _, w := range conf.RemovedKeys(opt.Version.Major, opt.Version.Minor) {
+	for _, w := range conf.RemovedKeys(opt.Version) {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("slurm.conf %s: Slurm %d.%02d stops at it, and so at the deployments' slurm.conf; is the Slurm version (%s) the site's, and the file the one it runs?", w, opt.Version.Major, opt.Version.Minor, opt.VersionSource))
 	}
 	nodes, err := conf.NodesContext(ctx)

@@ -309,7 +309,7 @@ func TestDeploymentFilesMatchEmulation(t *testing.T) {
 	for _, c := range []struct {
 		ver      Version
 		siteTree bool
-	}{{Version{22, 5, 0}, false}, {Version{26, 5, 0}, false}, {Version{22, 5, 0}, true}, {Version{26, 5, 0}, true}} {
+	}{{Version{Major: 22, Minor: 5}, false}, {Version{Major: 26, Minor: 5}, false}, {Version{Major: 22, Minor: 5}, true}, {Version{Major: 26, Minor: 5}, true}} {
 		ver := c.ver
 		opt := sampleOptions(t, false)
 		opt.Version, opt.VersionSource = ver, "test"
@@ -585,7 +585,7 @@ func TestBuildDeploymentsStopsBetweenKinds(t *testing.T) {
 }
 
 func TestParseVersion(t *testing.T) {
-	for s, want := range map[string]Version{"22.05": {22, 5, 0}, "slurm 22.05.8": {22, 5, 8}, "slurm-wlm 23.11.4": {23, 11, 4}, "26.05": {26, 5, 0}, "slurm 23.11.4-1\n": {23, 11, 4}, "(23.02)": {23, 2, 0}} {
+	for s, want := range map[string]Version{"22.05": {Major: 22, Minor: 5}, "slurm 22.05.8": {Major: 22, Minor: 5, Patch: 8}, "slurm-wlm 23.11.4": {Major: 23, Minor: 11, Patch: 4}, "26.05": {Major: 26, Minor: 5}, "slurm 23.11.4-1\n": {Major: 23, Minor: 11, Patch: 4}, "(23.02)": {Major: 23, Minor: 2}} {
 		if v, err := ParseVersion(s); err != nil || v != want {
 			t.Errorf("%q: %v %v", s, v, err)
 		}
@@ -596,7 +596,7 @@ func TestParseVersion(t *testing.T) {
 			t.Errorf("%q accepted", s)
 		}
 	}
-	if !(Version{23, 2, 0}).AtLeast(V2302) || (Version{22, 5, 8}).AtLeast(V2302) || !(Version{26, 5, 0}).AtLeast(V2311) {
+	if !(Version{Major: 23, Minor: 2}).AtLeast(V2302) || (Version{Major: 22, Minor: 5, Patch: 8}).AtLeast(V2302) || !(Version{Major: 26, Minor: 5}).AtLeast(V2311) {
 		t.Error("AtLeast")
 	}
 }

@@ -23,7 +23,7 @@ func TestRingWarningNamesItsFile(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			opt := sampleOptions(t, true)
-			opt.Version, opt.VersionSource = Version{26, 5, 0}, "test"
+			opt.Version, opt.VersionSource = Version{Major: 26, Minor: 5}, "test"
 			opt.SlurmConf, opt.SlurmConfPath = []byte("NodeName=DEFAULT CPUs=1\nNodeName=node[01-16]\nPartitionName=all Nodes=ALL OverSubscribe=EXCLUSIVE Default=YES\nTopologyPlugin=topology/ring\n"), "/etc/site/slurm.conf"
 			opt.TopologyConf, opt.TopologyConfPath = []byte(c.top), "/etc/site/topology.conf"
 			opt.ReadIncluded = func(name string) ([]byte, error) {

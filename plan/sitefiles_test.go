@@ -120,7 +120,7 @@ func TestPlanKeepsSiteFiles(t *testing.T) {
 	for _, c := range []struct {
 		ver  Version
 		swap bool
-	}{{Version{22, 5, 0}, false}, {Version{23, 11, 0}, false}, {Version{23, 11, 0}, true}} {
+	}{{Version{Major: 22, Minor: 5}, false}, {Version{Major: 23, Minor: 11}, false}, {Version{Major: 23, Minor: 11}, true}} {
 		ver := c.ver
 		root := t.TempDir()
 		dir, other := filepath.Join(root, "etc", "slurm-llnl"), filepath.Join(root, "shared")
@@ -346,7 +346,7 @@ func TestApplyDestination(t *testing.T) {
 		{"-", "", "# slurm.conf's directory: not known (slurm.conf was read from standard input).",
 			`"${SLURM_CONF_DIR:?}"/slurm.conf`, `"${SLURM_CONF_DIR:?}"/topology.conf`},
 	} {
-		opt := versionedOptions(t, Version{22, 5, 0}, 20, conf)
+		opt := versionedOptions(t, Version{Major: 22, Minor: 5}, 20, conf)
 		opt.SlurmConfPath, opt.SlurmConfDir = c.path, c.dir
 		opt.TopologyConf, opt.TopologyConfPath = topology, "topology.conf"
 		p, err := Make(context.Background(), opt)
@@ -396,7 +396,7 @@ func TestApplyDestination(t *testing.T) {
 			t.Errorf("%s with SLURM_CONF_DIR=%s: %v", line, etc, err)
 		}
 	}
-	opt := versionedOptions(t, Version{22, 5, 0}, 20, conf)
+	opt := versionedOptions(t, Version{Major: 22, Minor: 5}, 20, conf)
 	opt.SlurmConfDir = "etc/slurm"
 	if _, err := Make(context.Background(), opt); err == nil || !strings.Contains(err.Error(), "want an absolute path") {
 		t.Errorf("--slurm-conf-dir etc/slurm: %v", err)

@@ -149,7 +149,7 @@ func TestCurrentFromTopologyYAML(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			run := func(conf string, topology []byte, path string) *Plan {
 				opt := sampleOptions(t, true)
-				opt.Version, opt.VersionSource = Version{26, 5, 0}, "test"
+				opt.Version, opt.VersionSource = Version{Major: 26, Minor: 5}, "test"
 				opt.SlurmConf, opt.SlurmConfPath = []byte(base+conf), "slurm.conf"
 				if topology != nil {
 					opt.TopologyConf, opt.TopologyConfPath = topology, path
@@ -203,7 +203,7 @@ func torusSite4x2x2(t *testing.T, seed uint64) (hosts []string, run func(names [
 	conf := "NodeName=DEFAULT CPUs=1\nNodeName=node[01-16]\nPartitionName=all Nodes=ALL OverSubscribe=EXCLUSIVE Default=YES\n"
 	return hostsOf(parts["all"]), func(names []string, yaml []byte) *Plan {
 		opt := Options{Machine: g, Hosts: names, MachineSource: "torus:4x2x2", SlurmConf: []byte(conf), SlurmConfPath: "slurm.conf",
-			TimeLimit: 10 * time.Second, Seed: 1, Version: Version{26, 5, 0}, VersionSource: "test"}
+			TimeLimit: 10 * time.Second, Seed: 1, Version: Version{Major: 26, Minor: 5}, VersionSource: "test"}
 		opt.Trace, opt.TracePath = sacctOf(t, jobs), "sacct.txt"
 		if yaml != nil {
 			opt.TopologyConf, opt.TopologyConfPath = yaml, "topology.yaml"
@@ -335,7 +335,7 @@ func TestCurrentPartitionTopologies(t *testing.T) {
 		jobs := partHistory(rand.New(rand.NewPCG(uint64(seed), 11)), 60, parts, names)
 		run := func(conf string, topology []byte, path string) *Plan {
 			opt := sampleOptions(t, false)
-			opt.Version, opt.VersionSource = Version{26, 5, 0}, "test"
+			opt.Version, opt.VersionSource = Version{Major: 26, Minor: 5}, "test"
 			opt.SlurmConf, opt.SlurmConfPath = []byte("NodeName=DEFAULT CPUs=1\nNodeName=node[01-16]\nPartitionName=DEFAULT OverSubscribe=EXCLUSIVE\n"+conf), "slurm.conf"
 			opt.TopologyConf, opt.TopologyConfPath = topology, path
 			opt.Trace, opt.TracePath = sacctOf(t, jobs), "sacct.txt"
@@ -452,25 +452,25 @@ func TestTopologyYAMLErrors(t *testing.T) {
 		wantWarn  []string
 		yamlError bool
 	}{
-		{name: "Topology= naming no topology", ver: Version{26, 5, 0}, conf: all + "\nPartitionName=p2 Nodes=node[01-04] Topology=Fabric\n", topology: flatYAML + treeY,
+		{name: "Topology= naming no topology", ver: Version{Major: 26, Minor: 5}, conf: all + "\nPartitionName=p2 Nodes=node[01-04] Topology=Fabric\n", topology: flatYAML + treeY,
 			wantErr: []string{"slurm.conf", "line 4", "PartitionName=p2 Topology=Fabric", "topology.yaml has no topology \"Fabric\"", "none, fabric", "Invalid partition topology"}},
-		{name: "Topology= from a DEFAULT line", ver: Version{26, 5, 0}, conf: "PartitionName=DEFAULT Topology=nosuch\n" + all + "\n", topology: treeY,
+		{name: "Topology= from a DEFAULT line", ver: Version{Major: 26, Minor: 5}, conf: "PartitionName=DEFAULT Topology=nosuch\n" + all + "\n", topology: treeY,
 			wantErr: []string{"slurm.conf", "line 4", "PartitionName=all Topology=nosuch"}},
-		{name: "Topology= with a topology.conf", ver: Version{26, 5, 0}, conf: "TopologyPlugin=topology/tree\n" + all + " Topology=fabric\n", topology: string(tree),
+		{name: "Topology= with a topology.conf", ver: Version{Major: 26, Minor: 5}, conf: "TopologyPlugin=topology/tree\n" + all + " Topology=fabric\n", topology: string(tree),
 			wantErr: []string{"slurm.conf", "line 4", "topology.conf is a topology.conf", "\"default\""}},
-		{name: "a topology.yaml before 25.05", ver: Version{24, 11, 0}, conf: all + "\n", topology: "# site\n" + treeY,
+		{name: "a topology.yaml before 25.05", ver: Version{Major: 24, Minor: 11}, conf: all + "\n", topology: "# site\n" + treeY,
 			wantErr: []string{"topology.yaml", "line 2", "25.05", "24.11"}},
-		{name: "torus3d before 26.05", ver: Version{25, 11, 0}, conf: all + "\n", topology: "- topology: t\n  torus3d:\n    toruses:\n      - name: t\n        dims: {x: 4, y: 2, z: 2}\n        nodes: \"node[01-16]\"\n        placements:\n          - dims: {x: 1, y: 1, z: 1}\n",
+		{name: "torus3d before 26.05", ver: Version{Major: 25, Minor: 11}, conf: all + "\n", topology: "- topology: t\n  torus3d:\n    toruses:\n      - name: t\n        dims: {x: 4, y: 2, z: 2}\n        nodes: \"node[01-16]\"\n        placements:\n          - dims: {x: 1, y: 1, z: 1}\n",
 			wantErr: []string{"topology.yaml", "line 1", "26.05", "25.11"}},
-		{name: "ring before 26.05", ver: Version{25, 11, 0}, conf: all + "\n", topology: "- topology: r\n  ring:\n    rings:\n      - ring: a\n        nodes: node[01-08]\n",
+		{name: "ring before 26.05", ver: Version{Major: 25, Minor: 11}, conf: all + "\n", topology: "- topology: r\n  ring:\n    rings:\n      - ring: a\n        nodes: node[01-08]\n",
 			wantErr: []string{"topology.yaml", "line 1", "topology r is ring", "26.05", "25.11"}},
-		{name: "a ring of 17 of slurm.conf's nodes", ver: Version{26, 5, 0}, conf: all + "\nNodeName=node17\n", topology: "- topology: r\n  ring:\n    rings:\n      - ring: a\n        nodes: node[01-17]\n",
+		{name: "a ring of 17 of slurm.conf's nodes", ver: Version{Major: 26, Minor: 5}, conf: all + "\nNodeName=node17\n", topology: "- topology: r\n  ring:\n    rings:\n      - ring: a\n        nodes: node[01-17]\n",
 			wantErr: []string{"topology.yaml", "line 4", "ring a has 17 of slurm.conf's nodes", "at most 16", "Ring (a) is bigger than 16"}},
-		{name: "no node of slurm.conf", ver: Version{26, 5, 0}, conf: all + "\n", topology: strings.ReplaceAll(treeY, "node[", "n["),
+		{name: "no node of slurm.conf", ver: Version{Major: 26, Minor: 5}, conf: all + "\n", topology: strings.ReplaceAll(treeY, "node[", "n["),
 			wantErr: []string{"topology.yaml", "line 1", "topology fabric", "none of its 16 nodes", "line 5 names n01"}},
-		{name: "a bad topology.yaml", ver: Version{26, 5, 0}, conf: all + "\n", topology: treeY + "- topology: b\n  block:\n    blocks:\n      - block: b1\n        nodes: node[01-04]\n      - block: b1\n        nodes: node[05-08]\n",
+		{name: "a bad topology.yaml", ver: Version{Major: 26, Minor: 5}, conf: all + "\n", topology: treeY + "- topology: b\n  block:\n    blocks:\n      - block: b1\n        nodes: node[01-04]\n      - block: b1\n        nodes: node[05-08]\n",
 			wantErr: []string{"topology.yaml", "line", "b1"}},
-		{name: "some nodes slurm.conf lacks", ver: Version{26, 5, 0}, conf: all + "\n", topology: strings.Replace(treeY, "node[01,05,09,13]", "node[01,05,09,13,17]", 1),
+		{name: "some nodes slurm.conf lacks", ver: Version{Major: 26, Minor: 5}, conf: all + "\n", topology: strings.Replace(treeY, "node[01,05,09,13]", "node[01,05,09,13,17]", 1),
 			wantWarn: []string{"topology.yaml line 5", "topology fabric names 1 node slurm.conf lacks", "node17"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -513,7 +513,7 @@ func TestPartSwitchMatchesItsRules(t *testing.T) {
 	rings := "- topology: rings\n  ring:\n    rings:\n      - {ring: a, nodes: \"node[05,01,03,07,02]\"}\n      - {ring: b, nodes: \"node[09-16]\"}\n"
 	yaml := flatYAML + yamlTopology(t, parseConfTopology(t, tree), "fabric", false) + yamlTopology(t, parseConfTopology(t, sampleBlocks()), "racks", false) + rings
 	opt := sampleOptions(t, false)
-	opt.Version, opt.VersionSource = Version{26, 5, 0}, "test"
+	opt.Version, opt.VersionSource = Version{Major: 26, Minor: 5}, "test"
 	opt.SyntheticJobs = 20
 	opt.SlurmConf = []byte("NodeName=DEFAULT CPUs=1\nNodeName=node[01-16]\nPartitionName=DEFAULT OverSubscribe=EXCLUSIVE\nPartitionName=all Nodes=ALL Default=YES\nPartitionName=t Nodes=ALL Topology=fabric\nPartitionName=b Nodes=ALL Topology=racks\nPartitionName=r Nodes=ALL Topology=rings\n")
 	opt.TopologyConf, opt.TopologyConfPath = []byte(yaml), "topology.yaml"

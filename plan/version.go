@@ -1,88 +1,34 @@
 package plan
 
-import (
-	"fmt"
-	"regexp"
-	"strconv"
-)
+import "github.com/procalloc/procalloc/slurm"
 
-// Version is a Slurm release, year.month (22.05, 23.02, 26.05); Patch is kept for
-// display only.
-type Version struct {
-	Major, Minor, Patch int // year, month and patch level: 22.05.8 is {22, 5, 8}
-}
+// Version is a Slurm release, year.month (22.05, 23.02, 26.05): slurm.Version,
+// which the slurm package's key tables are read by.
+type Version = slurm.Version
 
 // DefaultVersion is the Slurm assumed when neither --slurm-version nor scontrol
 // says: Debian 12's 22.05, the oldest Slurm whose behaviour procalloc measured.
-var DefaultVersion = Version{22, 5, 0}
-
-// versionRE finds YY.MM[.PATCH] standing alone: not part of a longer number
-// ("2205.05", "22.055" and "1.22.05" are not 22.05).
-var versionRE = regexp.MustCompile(`(?:^|[^\d.])(\d{2})\.(\d{1,2})(?:\.(\d+))?(?:$|[^\d.])`)
+var DefaultVersion = Version{Major: 22, Minor: 5}
 
 // ParseVersion reads "22.05", "22.05.8", "slurm 22.05.8" (scontrol --version's
-// output) or "slurm-wlm 23.11.4".
-func ParseVersion(s string) (Version, error) {
-	m := versionRE.FindStringSubmatch(s)
-	if m == nil {
-		return Version{}, fmt.Errorf("version %q: want a Slurm version YY.MM such as 22.05 or 23.11.4", s)
-	}
-	var v Version
-	v.Major, _ = strconv.Atoi(m[1])
-	v.Minor, _ = strconv.Atoi(m[2])
-	if m[3] != "" {
-		var err error
-		if v.Patch, err = strconv.Atoi(m[3]); err != nil {
-			return Version{}, fmt.Errorf("version %q: patch level %s is not a number procalloc can hold", s, m[3])
-		}
-	}
-	if v.Minor < 1 || v.Minor > 12 {
-		return Version{}, fmt.Errorf("version %q: month %d is not 1-12 (a Slurm version is YY.MM)", s, v.Minor)
-	}
-	return v, nil
-}
-
-// AtLeast reports whether v is release o or later (the patch level ignored).
-func (v Version) AtLeast(o Version) bool {
-	if v.Major != o.Major {
-		return v.Major > o.Major
-	}
-	return v.Minor >= o.Minor
-}
-
-// IsZero reports whether v is unset.
-func (v Version) IsZero() bool { return v == Version{} }
-
-// String returns "YY.MM", or "YY.MM.PATCH" with a patch level; "" for the zero
-// Version.
-func (v Version) String() string {
-	if v.IsZero() {
-		return ""
-	}
-	if v.Patch > 0 {
-		return fmt.Sprintf("%02d.%02d.%d", v.Major, v.Minor, v.Patch)
-	}
-	return fmt.Sprintf("%02d.%02d", v.Major, v.Minor)
-}
-
-// MarshalText writes the version as String does.
-func (v Version) MarshalText() ([]byte, error) { return []byte(v.String()), nil }
+// output) or "slurm-wlm 23.11.4" (slurm.ParseVersion).
+func ParseVersion(s string) (Version, error) { return slurm.ParseVersion(s) }
 
 // Releases that changed what a deployment can do (measured or read in Slurm's
 // source; README, "From an ordering to a running Slurm").
 var (
 	// V2302 honours TopologyParam=SwitchAsNodeRank (22.05 accepts and ignores it).
-	V2302 = Version{23, 2, 0}
+	V2302 = Version{Major: 23, Minor: 2}
 	// V2311 has topology/block.
-	V2311 = Version{23, 11, 0}
+	V2311 = Version{Major: 23, Minor: 11}
 	// V2405 reads topology/block's BlockSizes= (23.11 BlockLevels= instead).
-	V2405 = Version{24, 5, 0}
+	V2405 = Version{Major: 24, Minor: 5}
 	// V2411's topology/tree takes a closer leaf only when it holds the rest of the
 	// job and lowers the counts above a used leaf (alloc.SlurmConfig.Tree2411).
-	V2411 = Version{24, 11, 0}
+	V2411 = Version{Major: 24, Minor: 11}
 	// V2505 reads topology.yaml (several topologies; src/interfaces/topology.c,
 	// topology_g_init) and a partition's Topology= picks one.
-	V2505 = Version{25, 5, 0}
+	V2505 = Version{Major: 25, Minor: 5}
 	// V2605 has topology/torus3d in topology.yaml.
-	V2605 = Version{26, 5, 0}
+	V2605 = Version{Major: 26, Minor: 5}
 )

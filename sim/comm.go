@@ -109,19 +109,41 @@ type FlitSummary struct {
 	FlitHops         int64 `json:"flit_hops"`             // router-to-router links crossed by all flits of the replay
 }
 
-// deadlockHint says how to replay without the deadlock just met: shortest paths on
-// a graph or minimal routes on a dragonfly can wait for each other in a cycle
+// DeadlockError is a communication replay stopped by a deadlock of the flit engine
+// (Err, wrapping netsim.ErrDeadlock, names the cycle of waiting virtual channels),
+// with the ways out. WayOut names the fields that give them as {Field}: Comm's and
+// Spec's, which have the same names (Engine, Flit.HopClasses, Flit.VCs). Error
+// writes them by their names, or as Name calls them when it is set (a command's
+// flags: the library names its fields, a command its flags, as in
+// plan.UnknownHostsError and FieldError.Named).
+type DeadlockError struct {
+	Err    error
+	WayOut string
+	Name   func(field string) string // nil: the fields' own names
+}
+
+// Error is Err and the ways out.
+func (e *DeadlockError) Error() string {
+	return e.Err.Error() + "; " + nameFields(e.WayOut, e.Name)
+}
+
+// Unwrap returns Err: errors.Is(err, netsim.ErrDeadlock) holds.
+func (e *DeadlockError) Unwrap() error { return e.Err }
+
+// deadlockWayOut says how to replay without the deadlock just met: shortest paths
+// on a graph or minimal routes on a dragonfly can wait for each other in a cycle
 // under load over the flit engine's virtual channels; distance classes cannot,
 // the message engine's (on by itself wherever the routing could deadlock) and the
-// flit engine's --hop-classes (docs/comm.md, "Deadlock").
-func (c *Comm) deadlockHint() string {
-	const message = "the message engine (--engine message, the default) gives a graph's or dragonfly's links distance classes and cannot deadlock"
-	const flit = "--hop-classes with --vcs at least the longest route in router-to-router links (3 on a dragonfly; Flit.HopClasses, Flit.VCs)"
+// flit engine's hop classes (docs/comm.md, "Deadlock"). The fields are named as
+// {Field} (DeadlockError).
+func (c *Comm) deadlockWayOut() string {
+	const message = "the message engine ({Engine} message, the default), which gives a graph's or dragonfly's links distance classes and cannot deadlock"
+	const route = "at least the longest route in router-to-router links (3 on a dragonfly)"
 	switch {
 	case c.Engine == EngineFlit && !c.Flit.HopClasses:
-		return "this routing's virtual channels can wait in a cycle; distance classes cannot: " + message + ", or keep the flit engine with " + flit
+		return "this routing's virtual channels can wait in a cycle; distance classes cannot: use " + message + ", or keep the flit engine with {Flit.HopClasses} and {Flit.VCs} " + route
 	case c.Engine == EngineFlit:
-		return "with --hop-classes, raise --vcs to at least the longest route in router-to-router links (Flit.VCs), or use " + message
+		return "with {Flit.HopClasses}, raise {Flit.VCs} to " + route + ", or use " + message
 	}
 	return "the message engine's distance classes should rule this out (docs/comm.md, \"Deadlock\"); please report it with the command that met it"
 }
@@ -284,7 +306,7 @@ func runComm(ctx context.Context, res []JobResult, cfg Config, sch scheduler, pl
 				}
 				if err := eng.Run(to); err != nil {
 					if errors.Is(err, netsim.ErrDeadlock) { // it names the cycle
-						return nil, fmt.Errorf("%w; %s", err, c.deadlockHint())
+						return nil, &DeadlockError{Err: err, WayOut: c.deadlockWayOut()}
 					}
 					return nil, fmt.Errorf("at cycle %d: %w", eng.Now(), err)
 				}

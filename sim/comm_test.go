@@ -214,9 +214,33 @@ func TestCommDeadlockSaysWhatToDo(t *testing.T) {
 	if !errors.Is(err, netsim.ErrDeadlock) {
 		t.Fatalf("flit engine, one VC: err = %v, want a deadlock", err)
 	}
+	// The library's error names the library's fields (Comm's and Spec's), not the
+	// command's flags; a command names its flags by setting Name.
 	msg := err.Error()
-	if strings.Count(msg, "at cycle") != 1 || !strings.Contains(msg, "--engine message") || !strings.Contains(msg, "--hop-classes") {
-		t.Errorf("deadlock error %q: want the cycle once and the ways out (--engine message, --hop-classes)", msg)
+	if strings.Count(msg, "at cycle") != 1 || !strings.Contains(msg, "(Engine message, the default)") || !strings.Contains(msg, "with Flit.HopClasses and Flit.VCs at least") || strings.Contains(msg, "--") {
+		t.Errorf("deadlock error %q: want the cycle once and the ways out by field name (Engine message, Flit.HopClasses and Flit.VCs), no flag", msg)
+	}
+	var de *DeadlockError
+	if !errors.As(err, &de) {
+		t.Fatalf("deadlock error %T, want a *DeadlockError", err)
+	}
+	flags := map[string]string{"Engine": "--engine", "Flit.HopClasses": "--hop-classes", "Flit.VCs": "--vcs"}
+	named := (&DeadlockError{Err: de.Err, WayOut: de.WayOut, Name: func(f string) string { return flags[f] }}).Error()
+	if !strings.HasPrefix(named, de.Err.Error()+"; ") || !strings.Contains(named, "(--engine message, the default)") || !strings.Contains(named, "with --hop-classes and --vcs at least") || strings.Contains(named, "Flit.") || strings.Contains(named, "{") {
+		t.Errorf("deadlock error named by flags %q: want the cycle, then --engine message, --hop-classes and --vcs, no field", named)
+	}
+	// With hop classes but one VC a class is shared by every hop: the advice is
+	// to raise the VCs.
+	flit.Flit.HopClasses = true
+	if cfg.Alloc, err = alloc.Parse("bf:rcm", g, alloc.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Run(context.Background(), jobs, cfg)
+	if !errors.As(err, &de) {
+		t.Fatalf("flit engine, hop classes, one VC: err = %v, want a deadlock", err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "with Flit.HopClasses, raise Flit.VCs to at least") || strings.Contains(msg, "--") {
+		t.Errorf("hop classes, one VC: deadlock error %q: want Flit.VCs raised, by field name", msg)
 	}
 }
 

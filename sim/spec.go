@@ -216,7 +216,14 @@ func (e *FieldError) Error() string {
 // words joined by dots) written as name(Field), or as the field's own name when name
 // is nil or returns "".
 func (e *FieldError) ReasonWith(name func(field string) string) string {
-	return fieldRef.ReplaceAllStringFunc(e.Reason, func(ref string) string {
+	return nameFields(e.Reason, name)
+}
+
+// nameFields is text with every {Field} it names written as name(Field), or as the
+// field's own name when name is nil or returns "": the library's errors name its
+// fields, a command's its flags (FieldError.ReasonWith, DeadlockError.Error).
+func nameFields(text string, name func(field string) string) string {
+	return fieldRef.ReplaceAllStringFunc(text, func(ref string) string {
 		field := ref[1 : len(ref)-1]
 		if name != nil && name(field) != "" {
 			return name(field)
@@ -252,7 +259,8 @@ func (e *FieldError) Named(name func(field string) string) string {
 // (a *curves.UnknownCurveError, say) through the FieldError.
 func (e *FieldError) Unwrap() error { return e.Err }
 
-// fieldRef is a reference to a Spec field in a FieldError's Reason.
+// fieldRef is a reference to a Spec field in a FieldError's Reason or a
+// DeadlockError's WayOut.
 var fieldRef = regexp.MustCompile(`\{[A-Z][A-Za-z]*(\.[A-Z][A-Za-z]*)*\}`)
 
 func fieldErr(field, value, format string, a ...any) *FieldError {

@@ -8,7 +8,7 @@ import (
 )
 
 // confKey is a slurm.conf key as read_config.c's options tables spell it, with the
-// Slurm releases whose table holds it: Since and Until are YYMM (2302 is 23.02), 0
+// Slurm releases whose table holds it: Since and Until are YYMM (Version.yymm: 2302 is 23.02), 0
 // for "from 22.05" and "to 26.05", the oldest and newest release procalloc knows.
 //
 // The tables (confkeys_table.go) are the union of the tables of every release tag
@@ -84,7 +84,7 @@ func didYouMean(table []confKey, key string) string {
 	return textin.DidYouMean(key, names)
 }
 
-// knownIn reports whether release v (YYMM, 2211 for 22.11) has k. A release after
+// knownIn reports whether release v (YYMM, Version.yymm: 2211 for 22.11) has k. A release after
 // 26.05 is taken to have the keys 26.05 has.
 func (k confKey) knownIn(v int) bool {
 	return (k.Since == 0 || v >= k.Since) && (k.Until == 0 || v <= k.Until)
@@ -92,7 +92,7 @@ func (k confKey) knownIn(v int) bool {
 
 // releases says which releases have k ("Slurm 24.11 on", "Slurm to 23.11").
 func (k confKey) releases() string {
-	yymm := func(v int) string { return fmt.Sprintf("%d.%02d", v/100, v%100) }
+	yymm := func(v int) string { return releaseOf(v).String() }
 	switch {
 	case k.Since == 0 && k.Until == 2205 || k.Since != 0 && k.Since == k.Until:
 		return "Slurm " + yymm(max(k.Until, 2205)) + " only"
@@ -106,13 +106,13 @@ func (k confKey) releases() string {
 	return "Slurm 22.05 on"
 }
 
-// KeysNotIn lists the keys of c that Slurm major.minor (22, 5) does not have but
+// KeysNotIn lists the keys of c that Slurm release (22.05) does not have but
 // another release from 22.05 to 26.05 has (ReadConf refuses the keys none has), one
 // "line N: KEY= is a key of Slurm 24.11 on" each: that Slurm refuses the file
 // ("Parsing error at unrecognized key", fatal). A release after 26.05 is taken to
 // have 26.05's keys.
-func (c *Conf) KeysNotIn(major, minor int) []string {
-	v := major*100 + minor
+func (c *Conf) KeysNotIn(release Version) []string {
+	v := release.yymm()
 	var out []string
 	note := func(l ConfLine, p ConfPair, k confKey) {
 		if !k.knownIn(v) {
@@ -159,14 +159,14 @@ var confRemovedKeys = []struct {
 	{"SallocDefaultCommand", 0, "", "SallocDefaultCommand has been removed. Please consider setting LaunchParameters=use_interactive_step instead."},
 }
 
-// RemovedKeys lists the settings of c that Slurm major.minor (22, 5) stops on
+// RemovedKeys lists the settings of c that Slurm release (22.05) stops on
 // although its parser knows the key: options removed from Slurm before 22.05 whose
 // key the table keeps for a fatal message (confRemovedKeys), one "line N:
 // KEY=VALUE: ... (slurmctld: fatal \"...\")" each. slurmctld of that release stops
 // at the file (and every client, but for FastSchedule), so a site running it does
 // not have this slurm.conf.
-func (c *Conf) RemovedKeys(major, minor int) []string {
-	v := major*100 + minor
+func (c *Conf) RemovedKeys(release Version) []string {
+	v := release.yymm()
 	var out []string
 	for _, l := range c.Lines {
 		if len(l.Pairs) == 0 {

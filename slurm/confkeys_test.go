@@ -187,7 +187,7 @@ func TestConfKeysNotIn(t *testing.T) {
 		{26, 5, "line 3: SlurmctldPlugstack= is a key of Slurm 22.05 only"},
 		{26, 11, "line 3: SlurmctldPlugstack= is a key of Slurm 22.05 only"},
 	} {
-		if got := strings.Join(conf.KeysNotIn(c.major, c.minor), "|"); got != c.want {
+		if got := strings.Join(conf.KeysNotIn(Version{Major: c.major, Minor: c.minor}), "|"); got != c.want {
 			t.Errorf("%d.%02d: %s\nwant %s", c.major, c.minor, got, c.want)
 		}
 	}
@@ -347,7 +347,7 @@ func TestConfRemovedKeys(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%q: %v", c.line, err)
 		}
-		got := conf.RemovedKeys(22, 5)
+		got := conf.RemovedKeys(Version{Major: 22, Minor: 5})
 		if (len(got) == 1) != c.fatal || c.fatal && !strings.HasPrefix(got[0], "line 2: ") {
 			t.Errorf("%q: %q, want fatal %v", c.line, got, c.fatal)
 		}
@@ -357,10 +357,10 @@ func TestConfRemovedKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := conf.RemovedKeys(26, 5); len(got) != 0 {
+	if got := conf.RemovedKeys(Version{Major: 26, Minor: 5}); len(got) != 0 {
 		t.Errorf("26.05: %q", got)
 	}
-	if got := conf.KeysNotIn(26, 5); len(got) != 1 {
+	if got := conf.KeysNotIn(Version{Major: 26, Minor: 5}); len(got) != 1 {
 		t.Errorf("26.05 KeysNotIn: %q", got)
 	}
 }
@@ -383,7 +383,7 @@ func TestConfRemovedKeysOnSlurm(t *testing.T) {
 			if rerr != nil {
 				t.Fatal(rerr)
 			}
-			ours := append(conf.RemovedKeys(major, minor), conf.KeysNotIn(major, minor)...)
+			ours := append(conf.RemovedKeys(Version{Major: major, Minor: minor}), conf.KeysNotIn(Version{Major: major, Minor: minor})...)
 			fatal := err != nil && strings.Contains(out, "fatal: ")
 			if c.ctldOnly {
 				if fatal {

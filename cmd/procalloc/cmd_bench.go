@@ -103,7 +103,7 @@ procalloc bench --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo
 				if *machine == "" && gf.file == "" {
 					return usagef("--machine SPEC or --graph FILE is required, e.g. --machine mesh:64x64")
 				}
-				if *jobs < 0 || (*jobs == 0 && flagSet(fs, "jobs")) {
+				if *jobs < 0 || (*jobs == 0 && isFlagGiven(fs, "jobs")) {
 					return usagef("--jobs %d: must be at least 1", *jobs)
 				}
 				if *timeLimit < 0 {
@@ -111,11 +111,11 @@ procalloc bench --graph topo/testdata/fattree.ibnetdiscover --node-name-map topo
 				}
 				if *trace == "" {
 					for _, name := range []string{"format", "sched", "contract", "drop-larger"} {
-						if flagSet(fs, name) {
+						if isFlagGiven(fs, name) {
 							return usagef("--%s goes with --trace", name)
 						}
 					}
-				} else if flagSet(fs, "seed") {
+				} else if isFlagGiven(fs, "seed") {
 					return usagef("--seed sets the synthetic stream; with --trace the workload is the trace's")
 				}
 				m, err := loadMachineLimit(ctx, e, *machine, gf, sim.MaxNodes, "bench handles (as a replay)")

@@ -97,7 +97,8 @@ its links classes, so it cannot deadlock; absent on meshes, tori and fat trees).
 --csv writes the table (with --comm the network's figures as comm_messages,
 comm_mean_latency_cycles, comm_max_link_messages, comm_max_link_load,
 comm_run_time_fraction, and comm_pattern, comm_seed, comm_distance_classes), --svg a bar chart of one
-metric (--metric; a comm_ metric needs --comm, with or without --svg), --json every
+metric (--metric, which does nothing else: given without --svg it is warned of
+and ignored; a comm_ metric needs --comm, with or without --svg), --json every
 summary (the same keys as sim --json) and "best": each metric's best columns.
 Machines, networks (--graph) and traces (sacct too), and host names (--hosts,
 --hostlist) as for "procalloc sim"; see
@@ -113,7 +114,7 @@ procalloc compare --trace sim/testdata/sacct-fattree.txt --graph topo/testdata/t
 procalloc compare --trace sim/testdata/sacct-fattree.txt --graph blocks.conf --alloc as-run,slurm:block:blocks.conf,slurm:block:blocks.conf:rcm --sched as-run
 procalloc compare --trace sim/testdata/sacct-fattree.txt --machine mesh:4x4 --hosts nodes.txt --alloc as-run,slurm:tree:topo/testdata/topology.conf,slurm:tree:topo/testdata/topology.conf:hilbert --sched as-run
 procalloc compare --trace sim/testdata/LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --compat premas --alloc mc1x1,bf:hilbert --to 200000 --baseline exact --baseline-time-limit 100ms
-procalloc compare --trace sim/testdata/LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --alloc mm,mc1x1,bf:hilbert --loads 1,0.8,0.6 --metric mean_response --parallel 4 --json -o loads.json
+procalloc compare --trace sim/testdata/LLNL-T3D-1996-2.converted.txt.gz --machine mesh:16x16 --alloc mm,mc1x1,bf:hilbert --loads 1,0.8,0.6 --metric mean_response --svg loads.svg --parallel 4 --json -o loads.json
 procalloc compare --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --machine mesh:16x16 --alloc mm,mc1x1 --comm n-body --engine flit --vcs 2 --from 1996-10-01 --to 1996-10-08
 procalloc compare --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --machine dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=13 --alloc bf:rcm,genalg --to 1996-10-08 --comm all-to-all --metric comm_mean_latency_cycles --svg latency.svg`,
 		yourFiles: []yourFile{yourOptPairs, yourBlocks, yourNodes},
@@ -165,6 +166,11 @@ procalloc compare --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --machine
 				// figure no replay will have as surely (it was let through then).
 				if chart.Group == sim.MetricsComm && base.Comm == "" {
 					return usagef("--metric %s: a figure of the network, which a replay without --comm has not (a chart of it would draw nothing): add --comm PATTERN, or name another metric", chart.Key)
+				}
+				// --metric only chooses the chart's metric: given alone it did
+				// nothing, without a word.
+				if *svgOut == "" && isFlagGiven(fs, "metric") {
+					e.warnf("--metric %s is ignored: it chooses the metric of the --svg chart (the table, --csv and --json have every metric)", chart.Key)
 				}
 				if err := readTrace(ctx, e, &base); err != nil {
 					return err

@@ -151,13 +151,17 @@ func specError(err error) error {
 // partition (sim.ErrLargerThanPartition), or a record naming a host the machine
 // lacks (slurm.NotHostError), or plan's refusal of a history naming hosts that
 // are not compute hosts (plan.UnknownHostsError, naming the flag in place of
-// the library's option), with the ways out the replay commands offer; nil for
-// any other error.
+// the library's option), with the ways out the replay commands offer; or a
+// communication replay's deadlock (sim.DeadlockError), its ways out named by
+// their flags in place of the library's fields; nil for any other error.
 func dropHint(err error) error {
 	if ie, ok := err.(*plan.InputError); ok {
 		if uh, ok := ie.Err.(*plan.UnknownHostsError); ok {
 			return &plan.InputError{File: ie.File, Err: &plan.UnknownHostsError{Msg: uh.Msg, Option: "--drop-unknown-hosts"}}
 		}
+	}
+	if de, ok := err.(*sim.DeadlockError); ok {
+		return &sim.DeadlockError{Err: de.Err, WayOut: de.WayOut, Name: specFlag}
 	}
 	var nh *slurm.NotHostError
 	if errors.As(err, &nh) {
@@ -956,11 +960,4 @@ func (p *perJobCSV) write(j *sim.JobResult) error {
 func (p *perJobCSV) flush() error {
 	p.cw.Flush()
 	return p.cw.Error()
-}
-
-// flagSet reports whether the flag was given on the command line.
-func flagSet(fs *flag.FlagSet, name string) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
 }

@@ -134,10 +134,10 @@ procalloc subset --algo ring --k 4 --points ring.txt --circumference 64`,
 					return usagef("--time-limit %v: must not be negative (0: no limit)", *limit)
 				}
 				// Taken by every algorithm and ignored by all but one.
-				if flagSet(fs, "eps") && a.name != "ptas" {
+				if isFlagGiven(fs, "eps") && a.name != "ptas" {
 					return usagef("--eps goes with --algo ptas (%s has a fixed guarantee)", a.name)
 				}
-				if flagSet(fs, "circumference") && a.name != "ring" {
+				if isFlagGiven(fs, "circumference") && a.name != "ring" {
 					return usagef("--circumference goes with --algo ring")
 				}
 				if !isFlagGiven(fs, "k") {

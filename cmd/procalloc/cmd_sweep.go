@@ -35,6 +35,9 @@ type sweepOutput struct {
 	Ran     int    `json:"ran"`
 	Failed  int    `json:"failed"`
 	Stopped bool   `json:"stopped"` // interrupted: rerun to finish
+	// notApplicable counts the failed items whose allocator does not apply to
+	// their machine (sweep.Params.NotApplicable): no rerun mends them.
+	notApplicable int
 }
 
 // shardFromEnv returns the shard of a Slurm array task (slurm.ArrayShard); an array
@@ -376,8 +379,13 @@ procalloc merge bunde.shard-*.jsonl --spec examples/bunde2004.yaml -o bunde.json
 				}
 				// The exit status is the same with --json (it was 0 there, failed
 				// items or not, so a script checking it went on with them).
-				if o.Failed > 0 {
-					return fmt.Errorf("%d items failed (their errors are in %s; a rerun retries them)", o.Failed, o.Results)
+				switch {
+				case o.Failed > 0 && o.notApplicable == o.Failed:
+					return fmt.Errorf("%s failed (their errors are in %s): their allocator does not apply to their machine (warned before the run), which no rerun mends", textin.CountNoun(o.Failed, "item"), o.Results)
+				case o.notApplicable > 0:
+					return fmt.Errorf("%s failed (their errors are in %s; a rerun retries them, and they fail the same way until what their errors name is mended); %d of them no rerun mends: their allocator does not apply to their machine (warned before the run)", textin.CountNoun(o.Failed, "item"), o.Results, o.notApplicable)
+				case o.Failed > 0:
+					return fmt.Errorf("%s failed (their errors are in %s; a rerun retries them)", textin.CountNoun(o.Failed, "item"), o.Results)
 				}
 				return nil
 			}
@@ -487,6 +495,9 @@ func runSweepItems(ctx context.Context, e *env, spec *sweep.Spec, todo []sweep.I
 			o.Ran++
 			if line.Status != sweep.StatusOK {
 				o.Failed++
+				if line.Params.NotApplicable(spec.Dir) != nil {
+					o.notApplicable++
+				}
 			}
 			done++
 			p.Update(done, fmt.Sprintf("%d/%d items, %d failed", done, len(todo), o.Failed))
@@ -632,7 +643,10 @@ A damaged line (cut short by a crash, or spliced by two sweeps writing one file
 before results files were locked) is skipped with a warning: its item is then
 missing unless another line has it; without --spec, merge cannot tell which items
 damaged lines held, so it exits 1 when there are any. Exits 1 when any item is
-missing or failed (after writing what there is). When the missing items are whole
+missing or failed (after writing what there is), saying the way out of each: a
+rerun of their shards for missing items, and for failed ones once what their errors
+name is mended; no rerun for an item whose allocator does not apply to its machine
+(the pair sweep warned of before it ran; --json: "not_applicable"). When the missing items are whole
 shards' (no item of theirs has a line: a task that never ran or whose file was
 not given), merge names them, i/n with the smallest n that sets them apart, to run
 again. --csv writes one row per item: its
@@ -707,6 +721,9 @@ procalloc merge bunde.shard-*.jsonl -o bunde.jsonl --json`,
 						Index int    `json:"index"`
 						Key   string `json:"key"`
 						Error string `json:"error,omitempty"`
+						// NotApplicable: the item's allocator does not apply to its
+						// machine, so every run fails it (notApplicable).
+						NotApplicable bool `json:"not_applicable,omitempty"`
 					}
 					r := struct {
 						Items   int    `json:"items"`
@@ -721,7 +738,7 @@ procalloc merge bunde.shard-*.jsonl -o bunde.jsonl --json`,
 						r.Builds = []sweep.BuildSource{}
 					}
 					for _, l := range rep.Failed {
-						r.Failed = append(r.Failed, item{l.Index, l.Key, l.Error})
+						r.Failed = append(r.Failed, item{l.Index, l.Key, l.Error, notApplicable(spec, l)})
 					}
 					for _, it := range rep.Missing {
 						r.Missing = append(r.Missing, item{Index: it.Index, Key: it.Key})
@@ -778,7 +795,7 @@ procalloc merge bunde.shard-*.jsonl -o bunde.jsonl --json`,
 					fmt.Fprintln(e.stderr, "  (without --spec, items after the last one found cannot be checked)")
 				}
 				if len(rep.Failed) > 0 || len(rep.Missing) > 0 {
-					return errors.New("the sweep is incomplete: rerun the shards with missing or failed items")
+					return incompleteError(spec, rep)
 				}
 				if spec == nil && len(rep.Damaged) > 0 {
 					return errors.New("the sweep may be incomplete: damaged lines were skipped; rerun their shards (the sweep redoes their items), or merge with --spec to list what is missing")
@@ -787,6 +804,44 @@ procalloc merge bunde.shard-*.jsonl -o bunde.jsonl --json`,
 			}
 		},
 	})
+}
+
+// notApplicable reports whether failed line l is an item whose allocator does not
+// apply to its machine (sweep.Params.NotApplicable, the check the sweep warned of
+// before it ran): every run fails it again.
+func notApplicable(spec *sweep.Spec, l sweep.Line) bool {
+	dir := "."
+	if spec != nil {
+		dir = spec.Dir
+	}
+	return l.Params.NotApplicable(dir) != nil
+}
+
+// incompleteError is merge's closing error for a sweep with missing or failed
+// items, with the way out of each: a rerun of their shards runs the missing
+// items and retries the failed ones, which fail the same way until their
+// error's cause is mended (a file, the flags), and fails again, whatever is
+// mended, an item whose allocator does not apply to its machine.
+func incompleteError(spec *sweep.Spec, rep *sweep.MergeReport) error {
+	nA := 0
+	for _, l := range rep.Failed {
+		if notApplicable(spec, l) {
+			nA++
+		}
+	}
+	var ways []string
+	switch failed := len(rep.Failed) - nA; {
+	case len(rep.Missing) > 0 && failed > 0:
+		ways = append(ways, "rerun the shards with missing or failed items (a rerun retries the failed ones; unmended, they fail the same way)")
+	case len(rep.Missing) > 0:
+		ways = append(ways, "rerun the shards with missing items")
+	case failed > 0:
+		ways = append(ways, "rerun the shards with failed items once what their errors name is mended (a rerun retries them; unmended, they fail the same way)")
+	}
+	if nA > 0 {
+		ways = append(ways, fmt.Sprintf("%s failed because its allocator does not apply to its machine (warned before the sweep ran), which no rerun mends: a sweep file without that machine or allocator leaves such items out", textin.CountNoun(nA, "item")))
+	}
+	return errors.New("the sweep is incomplete: " + strings.Join(ways, "; "))
 }
 
 // missingShards finds the smallest shard count n under which the missing items

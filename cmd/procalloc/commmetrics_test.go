@@ -541,3 +541,24 @@ func TestMergeCSVNumbersAsCompareCSV(t *testing.T) {
 		t.Errorf("only %d metrics compared", checked)
 	}
 }
+
+// TestCompareMetricWithoutSVGWarns: --metric only chooses the --svg chart's
+// metric; given without --svg it was dropped without a word (help compare's
+// --loads example gave it so). Now warned of, once, and the output is the
+// same as without it; with --svg, or not given, no warning.
+func TestCompareMetricWithoutSVGWarns(t *testing.T) {
+	_, args := writeCrossCase(t)
+	const warn = "warning: --metric mean_response is ignored: it chooses the metric of the --svg chart"
+	code, plain, stderr := runCLI(t, "", args...)
+	if code != 0 || strings.Contains(stderr, "--metric") {
+		t.Fatalf("compare: exit %d: %s", code, stderr)
+	}
+	code, stdout, stderr := runCLI(t, "", append(args, "--metric", "mean_response")...)
+	if code != 0 || strings.Count(stderr, warn) != 1 || stdout != plain {
+		t.Errorf("compare --metric mean_response: exit %d, stderr %q (want %q once), stdout the same as without: %v", code, stderr, warn, stdout == plain)
+	}
+	code, _, stderr = runCLI(t, "", append(args, "--metric", "mean_response", "--svg", filepath.Join(t.TempDir(), "x.svg"))...)
+	if code != 0 || strings.Contains(stderr, "--metric") {
+		t.Errorf("compare --metric mean_response --svg: exit %d, stderr %q, want no warning", code, stderr)
+	}
+}

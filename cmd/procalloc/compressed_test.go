@@ -390,7 +390,7 @@ func TestUnreadCompressionHint(t *testing.T) {
 		if err := os.WriteFile(sweepFile, []byte("name: s\ntraces: [t.txt"+tool.ext+"]\nmachines: [mesh:4x4]\nallocators: [ff:snake]\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if code, _, stderr := runCLI(t, "", "sweep", sweepFile, "-o", results); code != 1 || !strings.Contains(stderr, "1 items failed") {
+		if code, _, stderr := runCLI(t, "", "sweep", sweepFile, "-o", results); code != 1 || !strings.Contains(stderr, "1 item failed") {
 			t.Fatalf("sweep of a %s trace: exit %d, %s", tool.format, code, stderr)
 		}
 		lines, err := os.ReadFile(results)

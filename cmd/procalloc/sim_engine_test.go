@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -64,5 +66,50 @@ func TestSimEngineFlags(t *testing.T) {
 		if len(line) > 70 {
 			t.Errorf("table line of %d characters: %q", len(line), line)
 		}
+	}
+}
+
+// TestDeadlockNamesTheFlags: a flit replay that deadlocks (a 12-node job sending
+// random messages fast over a small dragonfly's one VC a port) names the ways out
+// by the command's flags, not by the library's fields (sim.DeadlockError; the
+// library's text is checked in package sim): sim's and compare's stderr, and a
+// sweep item's results line.
+func TestDeadlockNamesTheFlags(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "twelve.swf")
+	if err := os.WriteFile(trace, []byte("1 0 0 1000 12 -1 -1 12 -1 -1 1 -1 -1 -1 -1 -1 -1 -1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const machine = "dragonfly:hosts_per_router=2,routers_per_group=2,intergroup_links=1,num_groups=3"
+	load := []string{"--msgs-per-second", "1000", "--cycle-seconds", "0.001", "--msg-flits", "50"}
+	const ways = "use the message engine (--engine message, the default), which gives a graph's or dragonfly's links distance classes and cannot deadlock, or keep the flit engine with --hop-classes and --vcs at least the longest route in router-to-router links (3 on a dragonfly)"
+	check := func(what, text string) {
+		t.Helper()
+		if strings.Count(text, "network deadlock") != 1 || !strings.HasSuffix(strings.TrimSpace(text), ways) || strings.Contains(text, "Flit.") || strings.Contains(text, "Engine message") {
+			t.Errorf("%s: %q, want the deadlock once and the ways out by flag: %q", what, text, ways)
+		}
+	}
+	for _, cmd := range [][]string{{"sim", "--alloc", "bf:rcm"}, {"compare", "--alloc", "bf:rcm,ff:rcm"}} {
+		args := append(append(cmd, "--trace", trace, "--machine", machine, "--comm", "random", "--engine", "flit"), load...)
+		code, _, stderr := runCLI(t, "", args...)
+		if code != 1 {
+			t.Errorf("%s: exit %d, want 1", cmd[0], code)
+		}
+		check(cmd[0], stderr)
+	}
+	file := filepath.Join(dir, "dl.yaml")
+	if err := os.WriteFile(file, []byte("name: dl\ntraces: [twelve.swf]\nmachines: [\""+machine+"\"]\nallocators: [bf:rcm]\npatterns: [random]\nengines: [flit]\nflags: [--msgs-per-second, \"1000\", --cycle-seconds, \"0.001\", --msg-flits, \"50\"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := filepath.Join(dir, "dl.jsonl")
+	if code, _, stderr := runCLI(t, "", "sweep", file, "-o", res); code != 1 {
+		t.Errorf("sweep: exit %d, want 1: %s", code, stderr)
+	}
+	lines := readLines(t, res)
+	if len(lines) != 1 {
+		t.Fatalf("sweep: %d results lines, want 1", len(lines))
+	}
+	for _, l := range lines {
+		check("sweep's results line", l.Error)
 	}
 }

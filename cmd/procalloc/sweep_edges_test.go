@@ -482,3 +482,69 @@ func TestHelpSweepNamesItsLimits(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeTellsRerunsApart: merge's closing error gives each failed item the way
+// out that can mend it. On a 12-node dragonfly a 14-node job fails bf:rcm (a
+// rerun retries it, and it fails the same way until what its error names is
+// mended) and mc1x1 does not apply at all (warned before the sweep ran: no rerun
+// mends it); on mesh:4x4 both run. With a missing item the shards are to rerun.
+// merge --json marks the item that does not apply.
+func TestMergeTellsRerunsApart(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "t.swf"), []byte("1 0 0 100 14 -1 -1 14 -1 -1 1 -1 -1 -1 -1 -1 -1 -1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "s.yaml")
+	if err := os.WriteFile(file, []byte("name: s\ntraces: [t.swf]\nmachines: [mesh:4x4, \"dragonfly:hosts_per_router=2,routers_per_group=2,intergroup_links=1,num_groups=3\"]\nallocators: [bf:rcm, mc1x1]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := filepath.Join(dir, "r.jsonl")
+	// sweep's own closing line says it too.
+	if code, _, stderr := runCLI(t, "", "sweep", file, "-o", res); code != 1 || !strings.Contains(stderr, "2 items failed") || !strings.Contains(stderr, "; 1 of them no rerun mends: their allocator does not apply to their machine") {
+		t.Fatalf("sweep: exit %d, want 1 (two items fail, one no rerun mends): %s", code, stderr)
+	}
+	const notApplies = "1 item failed because its allocator does not apply to its machine (warned before the sweep ran), which no rerun mends"
+	const retry = "rerun the shards with failed items once what their errors name is mended"
+	for _, spec := range [][]string{nil, {"--spec", file}} {
+		code, _, stderr := runCLI(t, "", append([]string{"merge", res, "-o", os.DevNull}, spec...)...)
+		last := stderr[strings.LastIndex(strings.TrimSuffix(stderr, "\n"), "\n")+1:]
+		if code != 1 || !strings.Contains(last, retry) || !strings.Contains(last, notApplies) || strings.Contains(last, "missing") {
+			t.Errorf("merge %v: exit %d, closing line %q; want %q and %q", spec, code, last, retry, notApplies)
+		}
+	}
+	// Three of the four lines: the missing item's shard is to rerun.
+	data, err := os.ReadFile(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keep []string
+	for _, l := range strings.SplitAfter(string(data), "\n") {
+		if l != "" && (!strings.Contains(l, `"status":"failed"`) || strings.Contains(l, "mc1x1")) {
+			keep = append(keep, l)
+		}
+	}
+	part := filepath.Join(dir, "part.jsonl")
+	if err := os.WriteFile(part, []byte(strings.Join(keep, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI(t, "", "merge", part, "--spec", file, "-o", os.DevNull)
+	last := stderr[strings.LastIndex(strings.TrimSuffix(stderr, "\n"), "\n")+1:]
+	if len(keep) != 3 || code != 1 || !strings.Contains(last, "rerun the shards with missing items; "+notApplies) {
+		t.Errorf("merge of %d lines: exit %d, closing line %q; want the missing items' shards and %q", len(keep), code, last, notApplies)
+	}
+	code, stdout, _ := runCLI(t, "", "merge", res, "--json", "-o", os.DevNull)
+	var r struct {
+		Failed []struct {
+			Error         string `json:"error"`
+			NotApplicable bool   `json:"not_applicable"`
+		} `json:"failed"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &r); err != nil || code != 1 || len(r.Failed) != 2 {
+		t.Fatalf("merge --json: exit %d, %v, %q", code, err, stdout)
+	}
+	for _, f := range r.Failed {
+		if f.NotApplicable != strings.Contains(f.Error, "mc1x1") {
+			t.Errorf("merge --json: not_applicable %v for %q", f.NotApplicable, f.Error)
+		}
+	}
+}

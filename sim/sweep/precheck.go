@@ -54,36 +54,80 @@ type pairFailure struct {
 // nodes: building every allocator on them here would take the time of the
 // items' own builds again.
 func (s *Spec) pairFailures() (fails []pairFailure, checked int) {
-	sp := Params{Engine: sim.EngineFlit}.Spec("")
-	applyFlags(&sp, s.Flags)
-	if sp.GraphFile != "" || sp.Hosts != nil || sp.HostsFile != "" || sp.Hostlist != "" {
+	opt, ok := pairOptions(s.Flags, s.Dir)
+	if !ok {
 		return nil, 0
 	}
-	// The items' own readers of the files a spec names (bf:RANKING, slurm:tree:FILE):
-	// a file whose content is refused is the items' failure (FileError, below), a
-	// name that is neither a curve nor a file fails here as there.
-	opt := (&sim.Files{Dir: s.Dir}).Options(alloc.Options{Compat: sp.Compat, NoMemo: sp.NoMemo})
 	for i, ms := range s.Machines {
-		if topo.CheckMachineSpec(ms) != nil {
-			continue // Check names it
-		}
-		m, err := topo.ParseMachine(ms)
-		if err != nil || m.N() > maxCheckNodes {
+		m := pairMachine(ms)
+		if m == nil {
 			continue
 		}
 		checked++
 		for j, a := range s.Allocators {
-			if alloc.CheckFamily(a) != nil || alloc.IsAsRun(a) {
-				continue // Check names it; as-run places jobs where the trace says
+			if err := pairError(m, a, opt); err != nil {
+				fails = append(fails, pairFailure{j, i, err})
 			}
-			_, err := alloc.Parse(a, m, opt)
-			if pe, fe := (*fs.PathError)(nil), (*alloc.FileError)(nil); err == nil || errors.As(err, &pe) || errors.As(err, &fe) {
-				continue
-			}
-			fails = append(fails, pairFailure{j, i, err})
 		}
 	}
 	return fails, checked
+}
+
+// pairOptions are the allocators' options under the sweep's flags, with the
+// items' own readers of the files a spec names (bf:RANKING, slurm:tree:FILE)
+// relative to dir; false when the flags replace or name the machine (--graph,
+// --hostlist, --hosts), whose pairs are left to the items.
+func pairOptions(flags []string, dir string) (alloc.Options, bool) {
+	sp := Params{Engine: sim.EngineFlit}.Spec("")
+	applyFlags(&sp, flags)
+	if sp.GraphFile != "" || sp.Hosts != nil || sp.HostsFile != "" || sp.Hostlist != "" {
+		return alloc.Options{}, false
+	}
+	return (&sim.Files{Dir: dir}).Options(alloc.Options{Compat: sp.Compat, NoMemo: sp.NoMemo}), true
+}
+
+// pairMachine is machine spec ms built, or nil when it is not checked here: a
+// spec Check refuses (it names it) or of more than maxCheckNodes nodes.
+func pairMachine(ms string) topo.Machine {
+	if topo.CheckMachineSpec(ms) != nil {
+		return nil // Check names it
+	}
+	m, err := topo.ParseMachine(ms)
+	if err != nil || m.N() > maxCheckNodes {
+		return nil
+	}
+	return m
+}
+
+// pairError is why allocator spec a cannot be built on m, or nil. A file whose
+// content is refused is the items' failure (FileError), and a spec Check refuses
+// its own; as-run places jobs where the trace says.
+func pairError(m topo.Machine, a string, opt alloc.Options) error {
+	if alloc.CheckFamily(a) != nil || alloc.IsAsRun(a) {
+		return nil
+	}
+	_, err := alloc.Parse(a, m, opt)
+	if pe, fe := (*fs.PathError)(nil), (*alloc.FileError)(nil); err == nil || errors.As(err, &pe) || errors.As(err, &fe) {
+		return nil
+	}
+	return err
+}
+
+// NotApplicable is why the item's allocator does not apply to its machine, the
+// check Spec.Warnings makes before a sweep runs, or nil (also when the check is
+// left to the item: see pairFailures). Such an item fails on every run: merge
+// tells its failure apart from those a rerun may mend. dir is where relative
+// file names are read (Spec.Dir).
+func (p Params) NotApplicable(dir string) error {
+	opt, ok := pairOptions(p.Flags, dir)
+	if !ok {
+		return nil
+	}
+	m := pairMachine(p.Machine)
+	if m == nil {
+		return nil
+	}
+	return pairError(m, p.Alloc, opt)
 }
 
 // checkPairs refuses an allocator that applies to none of the sweep's machines:

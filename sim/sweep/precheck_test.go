@@ -108,3 +108,41 @@ func TestCheckRankingFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestNotApplicableIsTheWarnedPairs: an item's NotApplicable, from its own
+// parameters (what a results line records), holds exactly for the items of the
+// pairs Warnings names before the run, and says why as that check does; a sweep
+// whose flags replace the machine (--graph) leaves every pair to its items.
+func TestNotApplicableIsTheWarnedPairs(t *testing.T) {
+	for _, spec := range []string{
+		"traces: [t]\nallocators: [bf:hilbert, mc1x1, bf:rcm]\nmachines: [mesh:10x10, mesh:16x16, \"fattree:4,2:4\", \"dragonfly:hosts_per_router=2,routers_per_group=2,intergroup_links=1,num_groups=3\"]\ncontract: [1, 0.5]\n",
+		"traces: [t]\nallocators: [bf:hilbert, mc1x1]\nmachines: [mesh:10x10]\nflags: [--machine=, --graph, net.txt]\n",
+	} {
+		s, err := Parse([]byte(spec), "s.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		fails, _ := s.pairFailures()
+		why := map[[2]string]string{}
+		for _, f := range fails {
+			why[[2]string{s.Allocators[f.alloc], s.Machines[f.machine]}] = f.err.Error()
+		}
+		n := 0
+		for _, it := range s.Items() {
+			err := it.Params.NotApplicable(s.Dir)
+			want, warned := why[[2]string{it.Params.Alloc, it.Params.Machine}]
+			switch {
+			case warned && (err == nil || err.Error() != want):
+				t.Errorf("item #%d (%s on %s): NotApplicable %v, want %q", it.Index, it.Params.Alloc, it.Params.Machine, err, want)
+			case !warned && err != nil:
+				t.Errorf("item #%d (%s on %s): NotApplicable %v, want nil (not warned)", it.Index, it.Params.Alloc, it.Params.Machine, err)
+			}
+			if err != nil {
+				n++
+			}
+		}
+		if strings.Contains(spec, "--graph") != (n == 0) {
+			t.Errorf("%d items not applicable; want some, none with --graph", n)
+		}
+	}
+}

@@ -1,4 +1,4 @@
-package plan
+package slurm
 
 import (
 	"strconv"
@@ -48,4 +48,36 @@ func FuzzParseVersion(f *testing.F) {
 			t.Fatalf("%q: %v is not a number pair standing alone in the input", s, v)
 		}
 	})
+}
+
+// TestTableReleasesAreVersions: every release the key tables name (YYMM) is a
+// Version whose String ParseVersion reads back to the same YYMM: the tables and
+// --slurm-version speak of releases one way.
+func TestTableReleasesAreVersions(t *testing.T) {
+	var yymms []int
+	for _, k := range confGlobalKeys {
+		yymms = append(yymms, k.Since, k.Until)
+	}
+	for _, table := range confLineKeys {
+		for _, k := range table {
+			yymms = append(yymms, k.Since, k.Until)
+		}
+	}
+	for _, r := range confRemovedKeys {
+		yymms = append(yymms, r.until)
+	}
+	n := 0
+	for _, y := range yymms {
+		if y == 0 {
+			continue
+		}
+		n++
+		v, err := ParseVersion(releaseOf(y).String())
+		if err != nil || v.yymm() != y || v != releaseOf(y) {
+			t.Errorf("table release %d: %q reads back as %+v, %v", y, releaseOf(y).String(), v, err)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no release in the tables")
+	}
 }
