@@ -117,8 +117,8 @@ type FlitSummary struct {
 // flags: the library names its fields, a command its flags, as in
 // plan.UnknownHostsError and FieldError.Named).
 type DeadlockError struct {
-	Err    error
-	WayOut string
+	Err    error                     // the engine's error, wrapping netsim.ErrDeadlock
+	WayOut string                    // the ways out, fields written {Field}
 	Name   func(field string) string // nil: the fields' own names
 }
 
