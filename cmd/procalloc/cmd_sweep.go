@@ -1040,11 +1040,26 @@ func sweepItemError(spec *sweep.Spec, it sweep.Item, err error) error {
 }
 
 // sweepSpecError is specError for a sweep item, whose machine comes from the sweep
-// file's machines key and whose other sim flags from its flags list: a job larger
-// than the machine is told the ways out in those terms.
+// file's machines key, its engine from engines and its other sim flags from its
+// flags list: a job larger than the machine and a deadlock are told the ways out in
+// those terms.
 func sweepSpecError(err error) error {
+	if de, ok := err.(*sim.DeadlockError); ok {
+		// The ways out in the sweep file's words: engines is its key, the flit
+		// engine's options go in its flags list.
+		return &sim.DeadlockError{Err: de.Err, WayOut: de.WayOut, Name: sweepFileField}
+	}
 	if errors.Is(err, sim.ErrTooLarge) {
 		return fmt.Errorf("%w: list a machine of at least that many nodes under the sweep file's machines key, or add --drop-larger to its flags list to replay the trace without such jobs", err)
 	}
 	return specError(err)
+}
+
+// sweepFileField names a sim.Spec field as a sweep file sets it: engines is a key,
+// every other field a flag of its flags list.
+func sweepFileField(field string) string {
+	if field == "Engine" {
+		return "the sweep file's engines:"
+	}
+	return specFlag(field) + " (in the sweep file's flags)"
 }

@@ -73,7 +73,7 @@ func TestSimEngineFlags(t *testing.T) {
 // random messages fast over a small dragonfly's one VC a port) names the ways out
 // by the command's flags, not by the library's fields (sim.DeadlockError; the
 // library's text is checked in package sim): sim's and compare's stderr, and a
-// sweep item's results line.
+// sweep item's results line (there by the sweep file's engines key and flags list).
 func TestDeadlockNamesTheFlags(t *testing.T) {
 	dir := t.TempDir()
 	trace := filepath.Join(dir, "twelve.swf")
@@ -109,7 +109,11 @@ func TestDeadlockNamesTheFlags(t *testing.T) {
 	if len(lines) != 1 {
 		t.Fatalf("sweep: %d results lines, want 1", len(lines))
 	}
+	// A sweep item says them in the sweep file's words: its engines key, its flags list.
+	const sweepWays = "use the message engine (the sweep file's engines: message, the default), which gives a graph's or dragonfly's links distance classes and cannot deadlock, or keep the flit engine with --hop-classes (in the sweep file's flags) and --vcs (in the sweep file's flags) at least the longest route in router-to-router links (3 on a dragonfly)"
 	for _, l := range lines {
-		check("sweep's results line", l.Error)
+		if text := l.Error; strings.Count(text, "network deadlock") != 1 || !strings.HasSuffix(strings.TrimSpace(text), sweepWays) || strings.Contains(text, "Flit.") || strings.Contains(text, "--engine") {
+			t.Errorf("sweep's results line: %q, want the deadlock once and the ways out in the sweep file's words: %q", text, sweepWays)
+		}
 	}
 }
