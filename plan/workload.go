@@ -796,22 +796,20 @@ func appendCSVQuoted(dst, s []byte) []byte {
 func deploymentNotes(refused, pending, waited int, among string) []string {
 	var notes []string
 	if refused > 0 {
-		notes = append(notes, fmt.Sprintf("%s%s %s a size Slurm refuses at submission under this deployment (here placed on the lowest free nodes, so that every deployment runs the same schedule)", textin.CountNoun(refused, "job"), among, hasHave(refused)))
+		notes = append(notes, fmt.Sprintf("%s%s %s a size Slurm refuses at submission under this deployment (here placed on the lowest free nodes, so that every deployment runs the same schedule)", textin.CountNoun(refused, "job"), among, pick(refused, "has", "have")))
 	}
 	if pending > 0 {
-		notes = append(notes, fmt.Sprintf("%s%s found no switch or block holding %s: Slurm would leave %s pending (here placed on the lowest free nodes, so that every deployment runs the same schedule)", textin.CountNoun(pending, "job"), among, itThem(pending), itThem(pending)))
+		them := pick(pending, "it", "them")
+		notes = append(notes, fmt.Sprintf("%s%s found no switch or block holding %s: Slurm would leave %s pending (here placed on the lowest free nodes, so that every deployment runs the same schedule)", textin.CountNoun(pending, "job"), among, them, them))
 	}
 	if waited > 0 {
-		notes = append(notes, fmt.Sprintf("%s found too few free nodes in %s partition when production started %s (other jobs' placements under this deployment took them): %s waited for a release, as Slurm would have kept %s pending, so this deployment's schedule differs from production's for %s", textin.CountNoun(waited, "job"), itsTheir(waited), itThem(waited), itThey(waited), itThem(waited), itThem(waited)))
+		them := pick(waited, "it", "them")
+		notes = append(notes, fmt.Sprintf("%s found too few free nodes in %s partition when production started %s (other jobs' placements under this deployment took them): %s waited for a release, as Slurm would have kept %s pending, so this deployment's schedule differs from production's for %s", textin.CountNoun(waited, "job"), pick(waited, "its", "their"), them, pick(waited, "it", "they"), them, them))
 	}
 	return notes
 }
 
-func hasHave(n int) string  { return pick(n, "has", "have") }
-func itThem(n int) string   { return pick(n, "it", "them") }
-func itThey(n int) string   { return pick(n, "it", "they") }
-func itsTheir(n int) string { return pick(n, "its", "their") }
-
+// pick is one when n is 1, else many: the word agreeing with a count.
 func pick(n int, one, many string) string {
 	if n == 1 {
 		return one
