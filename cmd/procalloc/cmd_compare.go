@@ -175,6 +175,8 @@ procalloc compare --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --machine
 				if err := readTrace(ctx, e, &base); err != nil {
 					return err
 				}
+				// The load factors' replays share the machine and its router.
+				base.Networks = &sim.Networks{}
 				// One replay per load factor and allocator, load-major: the trace is
 				// read once and prepared once per load factor. Each load factor
 				// contracts the arrivals after the flags' scaling.

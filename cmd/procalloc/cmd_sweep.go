@@ -472,12 +472,14 @@ func runSweepItems(ctx context.Context, e *env, spec *sweep.Spec, todo []sweep.I
 	p := newProgress(e, "sweep", int64(len(todo)))
 	var done int64
 	var writeErr error
+	nets := &sim.Networks{} // the items on one machine share it and its router
 	spec.Run(ctx, todo, sweep.Runner{Workers: jobs,
 		Replay: func(it sweep.Item) (sim.Runner, error) {
 			s, err := sweepItemSpec(spec, it)
 			if err != nil {
 				return nil, err
 			}
+			s.Networks = nets
 			if perJobDir != "" {
 				return &perJobRunner{e: e, spec: s, path: filepath.Join(perJobDir, it.Key+".csv")}, nil
 			}
