@@ -491,6 +491,22 @@ func compareBestJSON(sums []sim.Summary) map[string][]string {
 	return out
 }
 
+// distanceClassesColumn is the CSV column of the message engine's distance classes
+// per router-to-router link (sim.CommSummary.DistanceClasses, the tables' row
+// "distance classes per link"), a parameter of the network as the seed is:
+// compare --csv and merge --csv have it when some row has classes, its cell
+// (distanceClassesCell) empty on the others.
+const distanceClassesColumn = "comm_distance_classes"
+
+// distanceClassesCell is a row's cell of distanceClassesColumn, empty without
+// classes.
+func distanceClassesCell(classes int) string {
+	if classes <= 0 {
+		return ""
+	}
+	return strconv.Itoa(classes)
+}
+
 // writeCompareCSV writes compare's table as CSV, one row per replay: its
 // parameters, the metrics under their keys (sim.Metrics; with communication the
 // pattern and seed as comm_pattern and comm_seed, the distance classes as
@@ -504,11 +520,9 @@ func writeCompareCSV(w io.Writer, sums []sim.Summary) error {
 	if comm {
 		header = append(header, "comm_pattern", "comm_seed")
 	}
-	// The message engine's distance classes, a parameter as the seed is, where
-	// some run has them (the table's row "distance classes per link").
 	classes := slices.ContainsFunc(sums, func(s sim.Summary) bool { return s.Comm != nil && s.Comm.DistanceClasses > 0 })
 	if classes {
-		header = append(header, "comm_distance_classes")
+		header = append(header, distanceClassesColumn)
 	}
 	metrics := tableMetrics(comm)
 	for _, m := range metrics {
@@ -543,11 +557,11 @@ func writeCompareCSV(w io.Writer, sums []sim.Summary) error {
 			row = append(row, "", "")
 		}
 		if classes {
-			if c := s.Comm; c != nil && c.DistanceClasses > 0 {
-				row = append(row, strconv.Itoa(c.DistanceClasses))
-			} else {
-				row = append(row, "")
+			n := 0
+			if s.Comm != nil {
+				n = s.Comm.DistanceClasses
 			}
+			row = append(row, distanceClassesCell(n))
 		}
 		for _, m := range metrics {
 			if !m.Has(&s) {
