@@ -101,7 +101,9 @@ metric (--metric, which does nothing else: given without --svg it is warned of
 and ignored; a comm_ metric needs --comm, with or without --svg), --json every
 summary (the same keys as sim --json) and "best": each metric's best columns.
 Machines, networks (--graph) and traces (sacct too), and host names (--hosts,
---hostlist) as for "procalloc sim"; see
+--hostlist) as for "procalloc sim"; the trace is read once for every allocator, and
+with as-run among them, wherever listed, as as-run reads it: a recorded host the
+machine lacks refused, or with --drop-unknown-hosts its jobs dropped for all; see
 'procalloc help sim'; --baseline exact (and --baseline-time-limit) as for sim, in every
 replay, with sim's baseline rows. Ctrl-C writes the
 replays finished so far (every output) and exits with status 130. Every output
@@ -158,7 +160,16 @@ procalloc compare --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --machine
 						return usageError{err.Error()}
 					}
 				}
-				base, err := sf.spec(ctx, e, specs[0])
+				// The trace is read and prepared once for every allocator: as the
+				// as-run replay needs it when one of them is as-run (recorded hosts
+				// looked up, --drop-unknown-hosts dropping), whatever its place in
+				// the list (after another, the flag was ignored and the as-run
+				// replay failed at the first retired host).
+				first := specs[0]
+				if i := slices.IndexFunc(specs, alloc.IsAsRun); i >= 0 {
+					first = specs[i]
+				}
+				base, err := sf.spec(ctx, e, first)
 				if err != nil {
 					return err
 				}
