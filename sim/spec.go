@@ -639,15 +639,16 @@ type Networks struct {
 
 // sharedNet is one machine spec's machine and router.
 type sharedNet struct {
-	once   sync.Once
+	mu     sync.Mutex // held while the machine is built
 	m      topo.Machine
 	router sharedRouter
 }
 
 // share gives s the shared machine of its MachineSpec and returns the router to
-// share, or nil (s unchanged) when s does not take part or its spec is refused
-// (Resolve then says why).
-func (n *Networks) share(s *Spec) *sharedRouter {
+// share, or nil (s unchanged) when s does not take part, its spec is refused
+// (Resolve then says why) or ctx ended while the machine was built (nothing is
+// kept: the next replay builds it).
+func (n *Networks) share(ctx context.Context, s *Spec) *sharedRouter {
 	if s.Comm == "" || s.Engine == EngineFlit || s.Machine != nil || s.GraphFile != "" || s.MachineSpec == "" {
 		return nil
 	}
@@ -661,13 +662,14 @@ func (n *Networks) share(s *Spec) *sharedRouter {
 		n.by[s.MachineSpec] = sn
 	}
 	n.mu.Unlock()
-	sn.once.Do(func() {
-		// Without ctx: one replay's interrupt must not spoil the machine for the
-		// others (a spec is parsed in well under a second).
-		sn.m, _ = topo.ParseMachineContext(context.Background(), s.MachineSpec, math.MaxInt)
-	})
+	sn.mu.Lock()
+	defer sn.mu.Unlock()
 	if sn.m == nil {
-		return nil
+		m, err := topo.ParseMachineContext(ctx, s.MachineSpec, math.MaxInt)
+		if err != nil {
+			return nil
+		}
+		sn.m = m
 	}
 	s.Machine = sn.m
 	return &sn.router
@@ -722,7 +724,7 @@ func (s *Spec) PrepareContext(ctx context.Context) (*Replay, error) {
 	s = &resolved
 	var shared *sharedRouter
 	if s.Networks != nil {
-		shared = s.Networks.share(s)
+		shared = s.Networks.share(ctx, s)
 	}
 	warnings, err := s.ResolveContext(ctx)
 	if err != nil {
