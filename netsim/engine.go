@@ -191,7 +191,7 @@ func NewEngine(r Router, p Params, deliver func(*Delivery)) (*Engine, error) {
 	size := int64(1) << bits.Len64(uint64(span))
 	var hc *hopClasses
 	if d, ok := r.(depRouter); ok {
-		hc = newHopClasses(d)
+		hc = d.classes().of(d)
 	}
 	network := r.Channels()
 	if hc != nil {

@@ -1,5 +1,7 @@
 package netsim
 
+import "sync"
+
 // Distance classes of the message engine on graphs (Dally and Towles 2004
 // §14.1.2, after Günther 1981; the flit engine's FlitConfig.HopClasses is the same
 // idea on virtual channels). Minimal routes on a dragonfly and shortest paths on a
@@ -29,6 +31,24 @@ type depRouter interface {
 	// route takes one right after the other (every such pair at least once), and
 	// returns the most router-to-router channels of any one route.
 	chanDeps(dep func(c1, c2 int32)) int
+	// classes returns the router's memo of its distance classes.
+	classes() *classMemo
+}
+
+// classMemo holds a router's distance classes, found on first use: the cycle
+// check is a function of the router alone (~0.4 s on a dragonfly of 102,400
+// hosts), so every engine on one router (compare's allocators, a sweep's items)
+// shares one result. Safe for concurrent use.
+type classMemo struct {
+	once sync.Once
+	h    *hopClasses
+}
+
+// of returns the distance classes of r (whose memo m is), nil when it needs
+// none; the engines only read them.
+func (m *classMemo) of(r depRouter) *hopClasses {
+	m.once.Do(func() { m.h = newHopClasses(r) })
+	return m.h
 }
 
 // hopClasses maps a route's channels to their distance-class channels. Class 0 of
