@@ -31,7 +31,7 @@ type Config struct {
 	// TimeLimit, when positive, ends each allocator's run after that much time
 	// (its figures then cover the decisions made; Result.Complete is false): inside
 	// a decision for the allocators that can stop one (alloc.ContextAllocator),
-	// else after it.
+	// else after it. Zero (the zero value) or negative: no limit.
 	TimeLimit time.Duration
 	// Progress, when set, is called now and then from the measuring goroutine with
 	// the allocator's index in Allocs (-1 for the floor) and the operations done,

@@ -74,28 +74,39 @@ type SubsetResult struct {
 //
 // β_m(r) being half the sum of the m-1 smallest distances from r to any other input
 // point. So LB = w(A) + max(Σ of the m smallest α+β_m, Σ of the m smallest α +
-// SizeBound(m)). Integral input rounds LB up. Candidates are branched in order of
-// distance to the incumbent's median, include first.
+// SizeBound(m)). Candidates are branched in order of distance to the incumbent's
+// median, include first.
+//
+// pts may have integer or float coordinates ([]geom.Point, []geom.PointF, [][]int64,
+// ...); all must have the same positive dimension and be finite (an error says
+// which is not). The search runs in float64 (a []geom.PointF is used in place).
+// Integral input (integer coordinates, Linear and Periods) rounds LB up, and its
+// Total and certificate are exact: integer input whose sums could leave float64's
+// exact integers (n (2 n D + max |Linear|) >= 2^51, D the L1 diameter) is refused
+// with an error rather than certified on rounded sums; float input that far out is
+// searched without rounding LB up, with float64's rounding like any float input.
 //
 // It honours ctx: when ctx ends, the result is the incumbent with Optimal = false and
 // Bound = the smallest bound over the unexplored subtrees (never a false claim of
 // optimality). Memory O(n^2) for the sorted distance rows; meant for allocation-sized
 // inputs (n up to a few thousand).
-func Subset(ctx context.Context, pts []geom.PointF, k int, opt SubsetOptions) (SubsetResult, error) {
-	n := len(pts)
-	if n == 0 {
-		return SubsetResult{}, fmt.Errorf("exact: no points")
+func Subset[P ~[]T, T geom.Number](ctx context.Context, pts []P, k int, opt SubsetOptions) (SubsetResult, error) {
+	fp, isInt, err := floatPoints(pts)
+	if err != nil {
+		return SubsetResult{}, err
 	}
-	if err := geom.CheckDims(pts); err != nil {
-		return SubsetResult{}, fmt.Errorf("exact: %w", err)
-	}
-	for i, p := range pts {
-		for j, v := range p {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return SubsetResult{}, fmt.Errorf("exact: point %d coordinate %d is %v", i, j, v)
-			}
+	if isInt {
+		if err := checkExactRange(fp, maxAbs(opt.Linear)); err != nil {
+			return SubsetResult{}, err
 		}
 	}
+	return subset(ctx, fp, k, opt)
+}
+
+// subset is Subset on points floatPoints has checked (same dimension, finite,
+// integer input exactly representable).
+func subset(ctx context.Context, pts []geom.PointF, k int, opt SubsetOptions) (SubsetResult, error) {
+	n := len(pts)
 	if k < 1 || k > n {
 		return SubsetResult{}, fmt.Errorf("exact: k = %d must be between 1 and the number of points (%d)", k, n)
 	}
@@ -105,7 +116,6 @@ func Subset(ctx context.Context, pts []geom.PointF, k int, opt SubsetOptions) (S
 	if len(opt.Forced) > k {
 		return SubsetResult{}, fmt.Errorf("exact: %d forced points exceed k = %d", len(opt.Forced), k)
 	}
-	_, integral := geom.ToInt(pts)
 	if opt.Linear != nil {
 		if len(opt.Linear) != n {
 			return SubsetResult{}, fmt.Errorf("exact: %d linear terms for %d points", len(opt.Linear), n)
@@ -114,9 +124,9 @@ func Subset(ctx context.Context, pts []geom.PointF, k int, opt SubsetOptions) (S
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return SubsetResult{}, fmt.Errorf("exact: linear term %v", v)
 			}
-			integral = integral && v == math.Trunc(v)
 		}
 	}
+	integral := exactIntegral(pts, opt.Linear, opt.Periods)
 	s := &bbSearch{lin: opt.Linear, ctx: ctx, pts: pts, k: k, n: n, integral: integral, sizeBound: opt.SizeBound, maxNodes: opt.MaxNodes}
 	if opt.Periods != nil {
 		if len(opt.Periods) != len(pts[0]) {

@@ -192,3 +192,29 @@ func BenchmarkGridBound(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSubsetFloatPath times Subset and SubsetSeeded on []geom.PointF under a
+// node budget (the same work on every machine): the float path the generic entry
+// points must not slow. Integral points (the lattice bound and rounding apply) and
+// the same points jittered by a quarter (pure float).
+func BenchmarkSubsetFloatPath(b *testing.B) {
+	for _, jitter := range []float64{0, 0.25} {
+		r := rand.New(rand.NewPCG(32, 16))
+		pts := meshInstance(r, 32, 0.5)
+		for i := range pts {
+			pts[i][0] += jitter * float64(i%3)
+		}
+		for _, k := range []int{16, 300} {
+			b.Run(fmt.Sprintf("jitter=%v/n=%d/k=%d", jitter, len(pts), k), func(b *testing.B) {
+				for b.Loop() {
+					if _, err := SubsetSeeded(context.Background(), pts, k, SubsetOptions{MaxNodes: 20_000}); err != nil {
+						b.Fatal(err)
+					}
+					if _, err := Subset(context.Background(), pts, k, SubsetOptions{MaxNodes: 20_000}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}

@@ -27,7 +27,10 @@
 //     branch and bound measures distances around a torus. The replay baseline (package
 //     sim) bounds every decision with them.
 //
-// Integer input is exact (int64 totals); float input uses float64. The independent
+// Integer input is exact (int64 totals); float input uses float64. Subset and
+// SubsetSeeded take either, like package ptas, and search in float64: integer input
+// stays exact there because they refuse points so far apart that a sum could round.
+// The independent
 // oracles the tests check these against (brute force, a sweep for k = 3) are in
 // internal/oracle.
 package exact

@@ -19,15 +19,37 @@ import (
 // k > n/2 it searches the n-k points left out instead (SubsetOptions.Linear), a
 // shallower tree.
 //
+// pts are as for Subset: integer or float coordinates, integer input refused when its
+// sums (those of the left-out search too) could leave float64's exact integers.
+//
 // With opt.Periods (a torus) MM+Inc, which measures plain L1, is not run: the
 // incumbent is opt's and Subset's own greedy one, and no lattice bound is added.
-func SubsetSeeded(ctx context.Context, pts []geom.PointF, k int, opt SubsetOptions) (SubsetResult, error) {
+func SubsetSeeded[P ~[]T, T geom.Number](ctx context.Context, pts []P, k int, opt SubsetOptions) (SubsetResult, error) {
 	// Every path ends in Subset on all n points, which refuses more than
 	// MaxSubsetPoints: refuse before MM+Inc runs on them (minutes for k = 5,000
 	// of 150,000 free nodes of mesh:448x448, then this error).
 	if err := checkSubsetSize(len(pts)); err != nil {
 		return SubsetResult{}, err
 	}
+	fp, isInt, err := floatPoints(pts)
+	if err != nil {
+		return SubsetResult{}, err
+	}
+	if isInt {
+		// The search for the points left out adds linear terms of up to n D.
+		lin := maxAbs(opt.Linear)
+		if 2*k > len(pts) && opt.Linear == nil {
+			lin = float64(len(pts)) * geom.BoundingBox(fp).SumOfSides()
+		}
+		if err := checkExactRange(fp, lin); err != nil {
+			return SubsetResult{}, err
+		}
+	}
+	return subsetSeeded(ctx, fp, k, opt)
+}
+
+// subsetSeeded is SubsetSeeded on points floatPoints has checked.
+func subsetSeeded(ctx context.Context, pts []geom.PointF, k int, opt SubsetOptions) (SubsetResult, error) {
 	if opt.Periods == nil {
 		mm, err := ptas.MMIncContext(ctx, pts, k, ptas.Options{})
 		switch {
@@ -46,7 +68,7 @@ func SubsetSeeded(ctx context.Context, pts []geom.PointF, k int, opt SubsetOptio
 	}
 	n := len(pts)
 	if 2*k <= n || k == n || opt.Linear != nil || opt.Forced != nil || opt.Allowed != nil || opt.Incumbent == nil {
-		return Subset(ctx, pts, k, opt)
+		return subset(ctx, pts, k, opt)
 	}
 	// More than half: choose the n-k points left out, T, minimising
 	// W(T) - Σ_{t∈T} D(t) (SubsetOptions.Linear); the size bound still bounds W(T).
@@ -56,7 +78,7 @@ func SubsetSeeded(ctx context.Context, pts []geom.PointF, k int, opt SubsetOptio
 		if i%setupCheckRows == 0 && ctx.Err() != nil {
 			// Ended before the linear terms are whole: Subset, on the k points
 			// themselves, ends at once with opt's incumbent (setupCut).
-			return Subset(ctx, pts, k, opt)
+			return subset(ctx, pts, k, opt)
 		}
 		for j := range n {
 			lin[i] -= periodicL1(pts[i], pts[j], opt.Periods)
@@ -82,7 +104,7 @@ func SubsetSeeded(ctx context.Context, pts []geom.PointF, k int, opt SubsetOptio
 	copt := opt
 	copt.Linear = lin
 	copt.Incumbent = comp(in)
-	res, err := Subset(ctx, pts, n-k, copt)
+	res, err := subset(ctx, pts, n-k, copt)
 	if err != nil {
 		return SubsetResult{}, err
 	}

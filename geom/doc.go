@@ -15,4 +15,10 @@
 // Points are plain slices ([]int or []float64), so callers keep their own storage; the
 // functions are generic over the coordinate type. Integer arithmetic is exact; callers
 // with coordinates beyond about 2^31 should check for overflow of the sums themselves.
+//
+// Checked and unchecked: CheckDims, ReadPoints and WritePoints return an error on no
+// points or points of no or mixed dimensions, and so does every solver of packages
+// exact and ptas. The scoring primitives (L1, LInf, PairwiseL1, PairwiseL1Subset,
+// BoundingBox) are called in the solvers' inner loops and do not check: their
+// precondition, one dimension, is the caller's (CheckDims once, on input).
 package geom

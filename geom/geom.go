@@ -26,7 +26,9 @@ func abs[T Number](x T) T {
 	return x
 }
 
-// L1 returns the Manhattan distance between a and b, which must have the same length.
+// L1 returns the Manhattan distance between a and b, which must have the same length
+// (a hot primitive, unchecked: a longer b's extra coordinates are ignored, a shorter
+// one panics; callers check user points once with CheckDims).
 func L1[T Number](a, b []T) T {
 	var s T
 	for j := range a {
@@ -35,7 +37,8 @@ func L1[T Number](a, b []T) T {
 	return s
 }
 
-// LInf returns the L-infinity (Chebyshev) distance between a and b.
+// LInf returns the L-infinity (Chebyshev) distance between a and b, which must have
+// the same length (unchecked, as for L1).
 func LInf[T Number](a, b []T) T {
 	var m T
 	for j := range a {
@@ -64,9 +67,14 @@ func Pairwise1D[T Number](c []T) T {
 }
 
 // PairwiseL1 returns the total pairwise L1 distance of pts: the sum over unordered
-// pairs {p, q} of L1(p, q). All points must have the same dimension. It runs in
-// O(d k log k) time with O(k) scratch space; integer input with a coordinate range
-// below 4k is sorted by counting in O(d k).
+// pairs {p, q} of L1(p, q). It runs in O(d k log k) time with O(k) scratch space;
+// integer input with a coordinate range below 4k is sorted by counting in O(d k).
+//
+// Precondition: all points have the same dimension. It is a hot primitive (every
+// solver and every replay decision scores with it) and does not check: on mixed
+// dimensions it panics (a shorter point) or ignores coordinates (a longer one).
+// Check user points once with CheckDims, as every solver of packages exact and ptas
+// does before it calls this (they return CheckDims's error).
 func PairwiseL1[P ~[]T, T Number](pts []P) T {
 	k := len(pts)
 	if k < 2 {
@@ -119,7 +127,8 @@ func pairwiseColumn[T Number](col []T) T {
 	return s
 }
 
-// PairwiseL1Subset returns the total pairwise L1 distance of the points pts[idx[i]].
+// PairwiseL1Subset returns the total pairwise L1 distance of the points pts[idx[i]],
+// with PairwiseL1's precondition (one dimension, unchecked) and idx in range.
 func PairwiseL1Subset[P ~[]T, T Number](pts []P, idx []int) T {
 	sub := make([]P, len(idx))
 	for i, j := range idx {
@@ -134,7 +143,8 @@ type Box[T Number] struct {
 }
 
 // BoundingBox returns the smallest box holding every point. It panics on no points,
-// which is a programming error: there is no box of nothing.
+// which is a programming error: there is no box of nothing. Precondition, unchecked
+// as for PairwiseL1: every point has the first point's dimension (CheckDims).
 func BoundingBox[P ~[]T, T Number](pts []P) Box[T] {
 	if len(pts) == 0 {
 		panic("geom: BoundingBox of no points")

@@ -1,6 +1,7 @@
 package geom
 
 import (
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -86,6 +87,28 @@ func TestReadPointsDimensionMismatchMessage(t *testing.T) {
 		_, err := ReadPoints(strings.NewReader(in))
 		if err == nil || err.Error() != want {
 			t.Errorf("%q: error %v, want %q", in, err, want)
+		}
+	}
+}
+
+// WritePoints refuses, writing nothing, what ReadPoints would refuse to read back.
+func TestWritePointsRefusesUnreadable(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		pts  []PointF
+		want string
+	}{
+		{"none", nil, "no points"},
+		{"no dimension", []PointF{{}}, "no coordinates"},
+		{"mixed", []PointF{{1, 2}, {3}}, "dimension"},
+		{"NaN", []PointF{{1, 2}, {math.NaN(), 0}}, "point 1 coordinate 0"},
+		{"Inf", []PointF{{math.Inf(-1)}}, "not finite"},
+		{"2^53", []PointF{{0}, {1 << 53}}, "2^53"},
+	} {
+		var sb strings.Builder
+		err := WritePoints(&sb, tc.pts)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || sb.Len() != 0 {
+			t.Errorf("%s: err %v, wrote %q; want an error saying %q and nothing written", tc.name, err, sb.String(), tc.want)
 		}
 	}
 }

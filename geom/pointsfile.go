@@ -59,8 +59,21 @@ func ReadPoints(r io.Reader) ([]PointF, error) {
 	return pts, nil
 }
 
-// WritePoints writes points in the format ReadPoints reads.
+// WritePoints writes points in the format ReadPoints reads, and refuses, before
+// writing anything, what ReadPoints would refuse: no points, points of no or of mixed
+// dimensions (CheckDims), and coordinates that are not finite or are 2^53 or beyond
+// in magnitude (the error names the point and the coordinate, 0-based).
 func WritePoints[P ~[]T, T Number](w io.Writer, pts []P) error {
+	if err := CheckDims(pts); err != nil {
+		return err
+	}
+	for i, p := range pts {
+		for j, v := range p {
+			if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) || math.Abs(f) >= 1<<53 {
+				return fmt.Errorf("geom: point %d coordinate %d is %v: not finite or 2^53 or beyond, which ReadPoints refuses", i, j, v)
+			}
+		}
+	}
 	bw := bufio.NewWriter(w)
 	for _, p := range pts {
 		for j, v := range p {

@@ -12,7 +12,7 @@ import (
 	"github.com/procalloc/procalloc/topo/hostlist"
 )
 
-// Without a time limit (TimeLimit < 0) a plan is the same whatever the machine's
+// Without a time limit (TimeLimit zero, the zero value) a plan is the same whatever the machine's
 // speed: on a 272-host mesh (above 256 hosts: the scalable ordering, whose local
 // search otherwise runs until the limit) with weights it cannot prove optimal, two
 // plans made with GOMAXPROCS 1 and 8 (different timing, as on another machine)
@@ -37,7 +37,7 @@ func TestPlanWithoutTimeLimitIsReproducible(t *testing.T) {
 	}
 	opt := Options{Machine: m, Hosts: names, MachineSource: "mesh:17x16",
 		SlurmConf: []byte("NodeName=cn[001-272] CPUs=1\nPartitionName=p Nodes=ALL OverSubscribe=EXCLUSIVE\n"),
-		Version:   V2311, VersionSource: "test", Weights: w, SyntheticJobs: 200, TimeLimit: -1, Seed: 1}
+		Version:   V2311, VersionSource: "test", Weights: w, SyntheticJobs: 200, Seed: 1} // TimeLimit zero: none
 	run := func(procs int) *Plan {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 		p, err := Make(context.Background(), opt)

@@ -37,7 +37,6 @@ func ExampleMake() {
 		SlurmConf:     conf,
 		SlurmConfPath: "slurm.conf",
 		SyntheticJobs: 50,
-		TimeLimit:     -1,
 		Seed:          1,
 	})
 	if err != nil {

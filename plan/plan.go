@@ -103,9 +103,11 @@ type Options struct {
 	VersionSource string // e.g. "--slurm-version" or "scontrol --version"; said in the report
 	// Weights are the weights of the ordering objective F (default list:1,0.5).
 	Weights curves.Weights
-	// TimeLimit bounds the plan, from Make's start (0: DefaultTimeLimit; negative:
-	// no limit). The ordering's solve gets at most half of it; the replays stop
-	// when it is reached, and the report then covers the workload's first jobs
+	// TimeLimit, when positive, bounds the plan, from Make's start; zero (the zero
+	// value) means no limit, as in every package of procalloc (negative, the old
+	// spelling of none, is none too). procalloc plan's --time-limit passes
+	// DefaultTimeLimit unless told otherwise. The ordering's solve gets at most
+	// half of it; the replays stop when it is reached, and the report then covers the workload's first jobs
 	// that every deployment replayed, saying so (Workload.Stopped, a warning, the
 	// recommendation's words); the predictions files are named for those jobs.
 	// The deployments' builds (a few seconds at 10^5 hosts) stop at it too: a
@@ -150,7 +152,8 @@ type Options struct {
 	Progress func(stage string)
 }
 
-// Defaults of Options.
+// Defaults of Options. DefaultTimeLimit is procalloc plan's --time-limit default;
+// Make applies no limit of its own (Options.TimeLimit zero: none).
 const (
 	DefaultTimeLimit     = 60 * time.Second
 	DefaultSyntheticJobs = 2000
@@ -251,9 +254,6 @@ func Make(ctx context.Context, opt Options) (*Plan, error) {
 	}
 	if opt.Weights == nil {
 		opt.Weights = DefaultWeights()
-	}
-	if opt.TimeLimit == 0 {
-		opt.TimeLimit = DefaultTimeLimit
 	}
 	if opt.SyntheticJobs <= 0 {
 		opt.SyntheticJobs = DefaultSyntheticJobs

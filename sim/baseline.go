@@ -36,9 +36,13 @@ import (
 //     on a dragonfly (hosts on different routers at least 3 hops apart), where a
 //     decision is proven when one group or the allocator reaches it.
 type Baseline struct {
-	// TimeLimit bounds each decision's search (> 0). Which decisions are proven then
-	// depends on the machine's speed; the fraction proven is reported. The lower
-	// bounds do not depend on it on fat trees and dragonflies.
+	// TimeLimit, when positive, bounds each decision's search; which decisions are
+	// proven then depends on the machine's speed (the fraction proven is reported).
+	// Zero (the zero value) means no limit, as in every package of procalloc
+	// (negative too): every decision searched to its end, the same on every
+	// machine, for as long as that takes (ctx still stops the replay). The lower
+	// bounds do not depend on it on fat trees and dragonflies. procalloc sim's
+	// --baseline-time-limit defaults to 1 s.
 	TimeLimit time.Duration
 }
 
@@ -108,9 +112,6 @@ func newBaseline(ctx context.Context, cfg Config) (*baseline, error) {
 	b := cfg.Baseline
 	if b == nil {
 		return nil, nil
-	}
-	if b.TimeLimit <= 0 {
-		return nil, fmt.Errorf("sim: baseline time limit %v: must be positive", b.TimeLimit)
 	}
 	if err := checkBaseline(cfg.Machine); err != nil {
 		return nil, fmt.Errorf("sim: the exact baseline %w", err)
@@ -416,7 +417,10 @@ func (gb *gridBaseline) solve(ctx context.Context, bl *baseline, k int, chosen [
 		// Around a torus the plane's bound does not hold; the machine's does.
 		opt.SizeBound = func(m int) float64 { return float64(gb.boundOf(m)) }
 	}
-	dctx, cancel := timelimit.WithTimeout(ctx, bl.cfg.TimeLimit, "baseline time limit")
+	dctx, cancel := ctx, context.CancelFunc(func() {})
+	if bl.cfg.TimeLimit > 0 {
+		dctx, cancel = timelimit.WithTimeout(ctx, bl.cfg.TimeLimit, "baseline time limit")
+	}
 	res, err := exact.SubsetSeeded(dctx, pts, k, opt)
 	cancel()
 	if err != nil {

@@ -118,26 +118,36 @@ func TestBaselineSolveMatchesSubset(t *testing.T) {
 	}
 }
 
-func TestBaselineBadInput(t *testing.T) {
-	jobs := []Job{{ID: 1, Procs: 2, Runtime: 1}}
-	for _, tc := range []struct {
-		g      *topo.Grid
-		limit  time.Duration
-		compat alloc.Compat
-		want   string
-	}{
-		{topo.Mesh(4, 4), 0, "", "must be positive"},
-		{topo.Mesh(4, 4), -time.Second, "", "must be positive"},
-	} {
-		a, err := alloc.Parse("mm", tc.g, alloc.Options{Compat: tc.compat})
+// A zero Baseline (TimeLimit zero: no limit, as everywhere in procalloc; it was an
+// error) searches every decision to its end: all proven, the same ratios as under
+// a limit long enough to prove them all; negative is none too.
+func TestBaselineZeroTimeLimitIsNone(t *testing.T) {
+	g := topo.Mesh(6, 6)
+	jobs := randomJobs(rand.New(rand.NewPCG(30, 31)), 25, 12)
+	var want *Result
+	for _, limit := range []time.Duration{time.Hour, 0, -time.Second} {
+		a, err := alloc.Parse("mm", g, alloc.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = Run(context.Background(), jobs, Config{Machine: tc.g, Alloc: a, Compat: tc.compat, Baseline: &Baseline{TimeLimit: tc.limit}})
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s limit %v: %v, want %q", tc.g.Spec(), tc.limit, err, tc.want)
+		r, err := Run(context.Background(), jobs, Config{Machine: g, Alloc: a, Baseline: &Baseline{TimeLimit: limit}})
+		if err != nil {
+			t.Fatalf("limit %v: %v", limit, err)
+		}
+		if r.BaselineDecisions == nil || r.BaselineProvenDecisions == nil || *r.BaselineDecisions == 0 ||
+			*r.BaselineProvenDecisions != *r.BaselineDecisions {
+			t.Fatalf("limit %v: decisions %v, proven %v: want every decision proven", limit, r.BaselineDecisions, r.BaselineProvenDecisions)
+		}
+		if want == nil {
+			want = r
+		} else if *r.MeanRatioToOptimal != *want.MeanRatioToOptimal {
+			t.Fatalf("limit %v: mean ratio %v, want %v", limit, *r.MeanRatioToOptimal, *want.MeanRatioToOptimal)
 		}
 	}
+}
+
+func TestBaselineBadInput(t *testing.T) {
+	jobs := []Job{{ID: 1, Procs: 2, Runtime: 1}}
 	// A machine without node coordinates.
 	gr, err := topo.NewGraphFromEdges(4, [][2]int{{0, 1}, {1, 2}, {2, 3}})
 	if err != nil {

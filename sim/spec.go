@@ -385,9 +385,6 @@ func (s *Spec) Validate() error {
 	if _, err := ParseTaskOrder(string(s.TaskOrder)); err != nil {
 		add(fieldErr("TaskOrder", "", "%v", err))
 	}
-	if s.Baseline != nil && s.Baseline.TimeLimit <= 0 {
-		add(fieldErr("Baseline.TimeLimit", s.Baseline.TimeLimit.String(), "must be positive"))
-	}
 	return errors.Join(errs...)
 }
 

@@ -62,7 +62,6 @@ func TestSpecValidate(t *testing.T) {
 		{"Comm", func(s *Spec) { s.Comm, s.Sched = "n-body", SchedAsRun }, "production's run times"},
 		{"MessagesPerSecond", func(s *Spec) { s.Comm, s.MessagesPerSecond = "n-body", 0 }, "positive"},
 		{"CycleSeconds", func(s *Spec) { s.Comm, s.CycleSeconds = "n-body", -1 }, "between 1e-09 and 1e+06"},
-		{"Baseline.TimeLimit", func(s *Spec) { s.Baseline = &Baseline{} }, "positive"},
 		{"Metrics", func(s *Spec) { s.Metrics = MetricsRoute }, "always computed"},
 		{"Metrics", func(s *Spec) { s.Metrics = 1 << 6 }, "unknown metric groups"},
 		{"Metrics", func(s *Spec) { s.Comm, s.Metrics = "n-body", MetricsSched }, "measures the route metrics"},

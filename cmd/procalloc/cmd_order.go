@@ -175,7 +175,7 @@ procalloc order --machine mesh:6x6 --weights list:1,0.5 --formulation window3 --
 			qapFile := fs.String("qap", "", "solve a QAPLIB-format `FILE` instead of an ordering")
 			weights := fs.String("weights", "", "weights `SPEC`: list:W1,W2,... (w(t) for t = 1, 2, ...) or exp:B:K (w(t) = B^(1-t), t <= K)")
 			ring := fs.Bool("ring", false, "measure rank differences around the ring (ring span)")
-			limit := fs.Duration("time-limit", 60*time.Second, "stop the solve after this long and report the best ordering with its bound (counted once the network is read; reading it and writing the output are outside) (0: none)")
+			limit := fs.Duration("time-limit", defaultSolveLimit, "stop the solve after this long and report the best ordering with its bound (counted once the network is read; reading it and writing the output are outside) (0: none)")
 			gap := fs.Float64("gap", 0, "stop the MIP at this relative gap (0: prove optimality)")
 			threads := fs.Int("threads", 0, "HiGHS threads, and the branch and bound's workers (0: HiGHS's default, 2 workers)")
 			seed := fs.Uint64("seed", 1, "seed of the local search and HiGHS")

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -205,7 +204,7 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 			dropUnknown := fs.Bool("drop-unknown-hosts", false, "drop the history's jobs whose NodeList names a host that is not a compute host (a node slurm.conf no longer defines: retired or renamed), counted and said in the report, instead of refusing the history")
 			version := fs.String("slurm-version", "", "the site's Slurm `VERSION`, e.g. 22.05 (default: scontrol --version, else 22.05)")
 			weights := fs.String("weights", "list:1,0.5", "weights `SPEC` of the ordering objective F")
-			limit := fs.Duration("time-limit", 60*time.Second, "time limit of the plan, from the command's start (reading the input files included) to before -o is written: the ordering gets at most half, the deployments' builds and the replays stop at it and the report covers the jobs replayed under every deployment, saying so; reached while the input files are read or checked, nothing is planned (exit 1) (0: none, for a plan that is the same on every machine)")
+			limit := fs.Duration("time-limit", defaultSolveLimit, "time limit of the plan, from the command's start (reading the input files included) to before -o is written: the ordering gets at most half, the deployments' builds and the replays stop at it and the report covers the jobs replayed under every deployment, saying so; reached while the input files are read or checked, nothing is planned (exit 1) (0: none, for a plan that is the same on every machine)")
 			seed := fs.Uint64("seed", 1, "seed of the ordering's search and of the synthetic workload")
 			jobs := fs.Int("jobs", plan.DefaultSyntheticJobs, "jobs of the synthetic workload (without --trace; at most 2000000, the cap on a trace's jobs)")
 			threshold := fs.Float64("threshold", plan.DefaultThreshold, "recommend a change only when it cuts mean pairwise hops by at least this `FRACTION`")
@@ -273,8 +272,7 @@ procalloc plan --graph topo/testdata/topology.yaml --topology fabric --slurm-con
 					}
 					return err
 				}
-				noLimit := time.Duration(-1) // plan.Options: negative is no limit, 0 its default
-				opt := plan.Options{TimeLimit: cmp.Or(*limit, noLimit), Start: start, Seed: *seed, SyntheticJobs: *jobs, Threshold: *threshold, BlockSize: *blockSize, From: from, To: to}
+				opt := plan.Options{TimeLimit: *limit, Start: start, Seed: *seed, SyntheticJobs: *jobs, Threshold: *threshold, BlockSize: *blockSize, From: from, To: to}
 				if *deployment != "" {
 					if opt.Deployment, err = plan.ParseKind(*deployment); err != nil {
 						return usagef("--deployment: %v", err)

@@ -60,7 +60,6 @@ func TestSimBaselineCLI(t *testing.T) {
 		t.Fatalf("exit %d: %s%s", code, out, stderr)
 	}
 	for _, args := range [][]string{
-		{"--baseline", "exact", "--baseline-time-limit", "0s"},
 		{"--baseline", "exact", "--baseline-time-limit", "-1s"},
 		{"--baseline", "optimal"},
 		{"--baseline-time-limit", "1s"},

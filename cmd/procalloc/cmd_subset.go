@@ -13,6 +13,7 @@ import (
 	"github.com/procalloc/procalloc/geom"
 	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/internal/timelimit"
+	"github.com/procalloc/procalloc/plan"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -48,6 +49,10 @@ type subsetInput struct {
 	Source string
 }
 
+// defaultSolveLimit is the --time-limit default of the commands whose exact solves
+// can run for hours: order, plan and subset --algo exact (0: no limit, as given).
+const defaultSolveLimit = plan.DefaultTimeLimit
+
 type subsetParams struct {
 	K             int
 	Eps           float64
@@ -71,6 +76,9 @@ type subsetResult struct {
 	Bound     *float64 `json:"bound,omitempty"`
 	Gap       *float64 `json:"gap,omitempty"`
 	Seconds   float64  `json:"seconds"`
+	// TimeLimit is the search's time limit in seconds (--time-limit, or its
+	// default for --algo exact); absent without one.
+	TimeLimit float64 `json:"time_limit,omitempty"`
 	// Distance names the metric Total is measured in ("l1", or "ring" for --algo ring).
 	Distance string         `json:"distance"`
 	Notes    []string       `json:"notes,omitempty"`
@@ -96,7 +104,7 @@ links are not used by these solvers (the reported total is the mesh L1 total).
 
 JSON (--json): algo, k, indices, nodes (with --free), total and average (recomputed
 by the command from indices), guarantee (the proven ratio; 1 for exact solvers),
-optimal, bound and gap (exact solvers), seconds, distance (l1, or ring for --algo
+optimal, bound and gap (exact solvers), seconds, time_limit (seconds, absent without one), distance (l1, or ring for --algo
 ring), notes and extra (what the algorithm adds, e.g. mm's center).` + exactHelp + ptasHelp,
 		example: `procalloc subset --algo mm --k 8 --points pts.txt
 procalloc subset --algo mm --k 16 --machine mesh:32x32 --free free.txt --json
@@ -111,7 +119,7 @@ procalloc subset --algo ring --k 4 --points ring.txt --circumference 64`,
 			machine := fs.String("machine", "", "machine `SPEC` (with --free), e.g. mesh:32x32")
 			free := fs.String("free", "", "`FILE` of free node indices (with --machine)")
 			circ := fs.Float64("circumference", 0, "ring circumference C (--algo ring); points must lie in [0, C)")
-			limit := fs.Duration("time-limit", 0, "stop the search after this long: exact searches report the best subset with bound and gap, ptas its best subset so far, mm and mminc fail (counted once the points are read; reading them and writing the output are outside) (0: no limit)")
+			limit := fs.Duration("time-limit", 0, "stop the search after this long: exact searches report the best subset with bound and gap, ptas its best subset so far, mm and mminc fail (counted once the points are read; reading them and writing the output are outside); not given: "+defaultSolveLimit.String()+" for --algo exact, as procalloc order and plan, and no limit for the others (0: no limit)")
 			asJSON := fs.Bool("json", false, "print JSON")
 			out := fs.String("o", "", "write the result to `FILE` instead of stdout")
 			return func(ctx context.Context, e *env, args []string) error {
@@ -155,6 +163,11 @@ procalloc subset --algo ring --k 4 --points ring.txt --circumference 64`,
 						return err
 					}
 				}
+				if a.name == "exact" && !isFlagGiven(fs, "time-limit") {
+					// The branch and bound can run for hours (k > n/2 searches
+					// too): the default of order's and plan's exact solves.
+					*limit = defaultSolveLimit
+				}
 				p := subsetParams{K: *k, Eps: *eps, TimeLimit: *limit, Circumference: *circ,
 					Progress: newProgress(e, "subset "+a.name, 0)}
 				if *limit > 0 {
@@ -168,7 +181,7 @@ procalloc subset --algo ring --k 4 --points ring.txt --circumference 64`,
 				if err != nil {
 					return err
 				}
-				res.Seconds = time.Since(start).Seconds()
+				res.Seconds, res.TimeLimit = time.Since(start).Seconds(), limit.Seconds()
 				if err := finishSubsetResult(in, a.name, *k, res); err != nil {
 					return err
 				}
@@ -342,6 +355,9 @@ func printSubsetResult(w io.Writer, res *subsetResult) error {
 		fmt.Fprintf(w, "gap         %.4g\n", *res.Gap)
 	}
 	fmt.Fprintf(w, "seconds     %.3f\n", res.Seconds)
+	if res.TimeLimit > 0 {
+		fmt.Fprintf(w, "time limit  %s\n", time.Duration(res.TimeLimit*float64(time.Second)))
+	}
 	fmt.Fprintf(w, "indices     %s\n", joinInts(res.Indices))
 	if res.Nodes != nil {
 		fmt.Fprintf(w, "nodes       %s\n", joinInts(res.Nodes))

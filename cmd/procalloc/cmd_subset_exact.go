@@ -38,9 +38,10 @@ Exact algorithms (package exact; optimal, bound and gap in the output):
   line    points file with one coordinate per line: k consecutive sorted points.
   ring    one coordinate per line, each in [0, C), with --circumference C; exact
           dynamic program over the half-ring sweep, O(n k^3); distance "ring".
-  exact   branch and bound (star and lattice bounds), incumbent MM+Inc; with
-          --time-limit it stops and reports the best subset, the proven lower
-          bound and the gap (optimal false) instead of running on.`
+  exact   branch and bound (star and lattice bounds), incumbent MM+Inc; at
+          --time-limit (default 60s, as procalloc order and plan; 0: none) it
+          stops and reports the best subset, the proven lower bound and the gap
+          (optimal false) instead of running on.`
 
 func boolPtr(b bool) *bool        { return &b }
 func floatPtr(f float64) *float64 { return &f }

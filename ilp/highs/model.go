@@ -96,7 +96,7 @@ func (m *Model) Check() error {
 // Options control a solve. The zero value means: no time limit, prove optimality
 // (relative gap 0), HiGHS's default thread count, seed 0, no log.
 type Options struct {
-	TimeLimit time.Duration // 0: none
+	TimeLimit time.Duration // when positive, bounds the solve; 0 (the zero value) or negative: none
 	RelGap    float64       // stop when (primal-dual)/|primal| <= RelGap; 0 proves optimality
 	// AbsGap stops when primal-dual <= AbsGap. 0 leaves HiGHS's default (1e-6). When every
 	// feasible objective value is a multiple of g, AbsGap just below g still proves

@@ -353,9 +353,12 @@ var replayFlags = func() map[string]replayFlag {
 			if err != nil {
 				return errors.New("not a duration (e.g. 500ms, 2s)")
 			}
+			if d < 0 {
+				return errors.New("must not be negative (0: no limit)")
+			}
 			o.baselineLimit = d
 			return nil
-		}}.with("Baseline.TimeLimit", "time limit of each baseline decision (> 0); proofs then depend on the machine's speed, the fraction proven is reported", time.Second),
+		}}.with("Baseline.TimeLimit", "time limit of each baseline decision; proofs then depend on the machine's speed, the fraction proven is reported (0: no limit, every decision searched to its end, the same on every machine)", time.Second),
 		// sim's output flags: an item's result is sim's JSON, breakdown by size included.
 		"json":    boolFlag(func(*sim.Spec, bool) {}).with("", "print JSON"),
 		"by-size": boolFlag(func(*sim.Spec, bool) {}).with("", "also print the breakdown by job size"),
