@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -158,6 +159,44 @@ func TestSimInterruptWritesJobsReplayed(t *testing.T) {
 		}
 		if want := fmt.Sprintf("the first %d jobs of 300, replayed so far, were written, marked interrupted", jobs); !strings.Contains(errb.String(), want) {
 			t.Errorf("stderr %q, want %q", errb.String(), want)
+		}
+	}
+}
+
+// A Ctrl-C during sim before the trace's first job finished (here it runs longest,
+// so no job finishes before it; at 2 x 10^5 nodes one decision can take minutes)
+// writes nothing and says so, rather than a bare "interrupted": exit 130, no -o
+// file, no --per-job file.
+func TestSimInterruptBeforeFirstJobSaysNothingWritten(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "t.txt")
+	var b strings.Builder
+	fmt.Fprintf(&b, "0 2 100000 -1\n")
+	for i := 1; i < 50; i++ {
+		fmt.Fprintf(&b, "%d %d %d -1\n", i, 1+i%5, 10+i%7)
+	}
+	if err := os.WriteFile(trace, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, perJob := filepath.Join(dir, "out.txt"), filepath.Join(dir, "jobs.csv")
+	args := []string{"sim", "--trace", trace, "--machine", "mesh:4x4", "--alloc", "mc1x1", "-o", out, "--per-job", perJob}
+	count := ctxtest.NewCounting()
+	var errb bytes.Buffer
+	if code := run(count, &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: &errb}, args); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	os.Remove(out)
+	os.Remove(perJob)
+	errb.Reset()
+	if code := run(ctxtest.StopAfter(count.Looks()/2), &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: &errb}, args); code != exitInterrupted {
+		t.Fatalf("exit %d, want %d: %s", code, exitInterrupted, errb.String())
+	}
+	if want := "the trace's first job (of 50) had not finished: nothing written; stopped: "; !strings.Contains(errb.String(), want) {
+		t.Errorf("stderr %q, want %q", errb.String(), want)
+	}
+	for _, f := range []string{out, perJob} {
+		if _, err := os.Stat(f); !os.IsNotExist(err) {
+			t.Errorf("%s written (%v), want nothing", f, err)
 		}
 	}
 }
