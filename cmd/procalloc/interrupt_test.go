@@ -96,8 +96,49 @@ func TestCompareInterruptWritesFinishedReplays(t *testing.T) {
 	if data, err := os.ReadFile(csv); err != nil || strings.Count(string(data), "\n") != 2 {
 		t.Errorf("csv: %v, %q", err, data)
 	}
-	if !strings.Contains(errb.String(), "1 replays finished of 4 were written") {
+	if !strings.Contains(errb.String(), "the 1 replay finished of 4 was written") {
 		t.Errorf("stderr %q", errb.String())
+	}
+}
+
+// A Ctrl-C during compare before any replay finished (one replay of 2 x 10^5
+// nodes takes minutes) writes nothing and says so, not a bare "interrupted": exit
+// 130, no -o or --csv file.
+func TestCompareInterruptBeforeAnyReplayFinished(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "t.txt")
+	var b strings.Builder
+	for i := range 200 {
+		fmt.Fprintf(&b, "%d %d %d -1\n", i*7, 1+i%9, 30+i%50)
+	}
+	if err := os.WriteFile(trace, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var calls atomic.Int64
+	old := nowFunc
+	defer func() { nowFunc = old }()
+	nowFunc = func() time.Time {
+		if calls.Add(1) == 1 { // the start of the first replay
+			cancel()
+		}
+		return time.Now()
+	}
+	csv, out := filepath.Join(dir, "c.csv"), filepath.Join(dir, "o.txt")
+	var errb bytes.Buffer
+	code := run(ctx, &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: &errb},
+		[]string{"compare", "--trace", trace, "--machine", "mesh:4x4", "--alloc", "mc1x1,genalg", "--parallel", "1", "--csv", csv, "-o", out})
+	if code != exitInterrupted {
+		t.Fatalf("exit %d, want %d: %s", code, exitInterrupted, errb.String())
+	}
+	if want := "none of the 2 replays had finished: nothing written; stopped: "; !strings.Contains(errb.String(), want) {
+		t.Errorf("stderr %q, want %q", errb.String(), want)
+	}
+	for _, f := range []string{csv, out} {
+		if _, err := os.Stat(f); !os.IsNotExist(err) {
+			t.Errorf("%s written (%v), want nothing", f, err)
+		}
 	}
 }
 
