@@ -1,5 +1,7 @@
 package netsim
 
+import "context"
+
 // Distance classes of the message engine on graphs (Dally and Towles 2004
 // §14.1.2, after Günther 1981; the flit engine's FlitConfig.HopClasses is the same
 // idea on virtual channels). Minimal routes on a dragonfly and shortest paths on a
@@ -42,9 +44,15 @@ type hopClasses struct {
 	rr      []int32 // per channel: its index among the router-to-router ones, or -1
 }
 
+// hopClassEvery is how many channels newHopClasses handles between looks at its
+// context: a dragonfly of 2 x 10^5 hosts has 2.2 million router-to-router
+// channels and about 200 million dependency bits, seconds of work under load.
+const hopClassEvery = 1 << 12
+
 // newHopClasses returns the distance classes routing r needs, nil when its
-// channel dependency graph is acyclic (it cannot deadlock).
-func newHopClasses(r depRouter) *hopClasses {
+// channel dependency graph is acyclic (it cannot deadlock). When ctx ends it
+// returns ctx's cause.
+func newHopClasses(ctx context.Context, r depRouter) (*hopClasses, error) {
 	off, head, n := r.chanLayout()
 	nv := len(off) - 1
 	pendant := func(v int32) bool { return int(v) < n && off[v+1]-off[v] == 1 }
@@ -54,6 +62,9 @@ func newHopClasses(r depRouter) *hopClasses {
 	var base []int64
 	var bits int64
 	for v := range nv {
+		if v%hopClassEvery == 0 && ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
 		for c := off[v]; c < off[v+1]; c++ {
 			w := head[c]
 			if pendant(int32(v)) || pendant(w) {
@@ -73,7 +84,10 @@ func newHopClasses(r depRouter) *hopClasses {
 		set[b>>6] |= 1 << (b & 63)
 	})
 	if longest < 2 {
-		return nil
+		return nil, nil
+	}
+	if ctx.Err() != nil {
+		return nil, context.Cause(ctx)
 	}
 	// Kahn's algorithm: the graph is acyclic when every channel can be removed.
 	// The queue holds channels; indeg is by router-to-router index.
@@ -87,6 +101,9 @@ func newHopClasses(r depRouter) *hopClasses {
 	}
 	indeg := make([]int32, h.nrr)
 	for c, k := range h.rr {
+		if c%hopClassEvery == 0 && ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
 		if k >= 0 {
 			each(int32(c), func(c2 int32) { indeg[h.rr[c2]]++ })
 		}
@@ -98,6 +115,9 @@ func newHopClasses(r depRouter) *hopClasses {
 		}
 	}
 	for i := 0; i < len(queue); i++ {
+		if i%hopClassEvery == 0 && ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
 		each(queue[i], func(c2 int32) {
 			if k2 := h.rr[c2]; indeg[k2] > 1 {
 				indeg[k2]--
@@ -108,10 +128,10 @@ func newHopClasses(r depRouter) *hopClasses {
 		})
 	}
 	if len(queue) == int(h.nrr) {
-		return nil
+		return nil, nil
 	}
 	h.classes = int32(longest)
-	return h
+	return h, nil
 }
 
 // channels is the number of network channels with the classes.

@@ -1,12 +1,14 @@
 package netsim
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
+	"github.com/procalloc/procalloc/internal/ctxtest"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -143,7 +145,10 @@ func TestHopClassesMatchTheDefinition(t *testing.T) {
 				}
 			}
 		}
-		hc := newHopClasses(dr)
+		hc, err := newHopClasses(context.Background(), dr)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if cyc := hasCycle(deps); cyc != (hc != nil) {
 			t.Fatalf("%s: dependency cycle %v, classes %v", g.Spec(), cyc, hc != nil)
 		}
@@ -305,5 +310,39 @@ func TestHopClassesKeepDeadlockFreeRoutes(t *testing.T) {
 		if a[i] != b[i] {
 			t.Fatalf("message %d arrived at %d, at %d without classes", i, a[i], b[i])
 		}
+	}
+}
+
+// Finding a dragonfly's distance classes looks at its context every
+// hopClassEvery channels (it took seconds, deaf to Ctrl-C, on 2 x 10^5 hosts), and
+// the engine stops with its cause at every point: NewEngineContext returns
+// context.Canceled, and a whole build finds the same classes as one never stopped.
+func TestHopClassesStopOnContext(t *testing.T) {
+	m, err := topo.ParseMachine("dragonfly:hosts_per_router=1,routers_per_group=32,intergroup_links=1,num_groups=33")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewRouter(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := r.(depRouter)
+	count := ctxtest.NewCounting()
+	hc, err := newHopClasses(count, d)
+	if err != nil || hc == nil {
+		t.Fatalf("classes %v, %v; want classes on a dragonfly", hc, err)
+	}
+	if min := int64(len(hc.rr)) / hopClassEvery; count.Looks() < min {
+		t.Errorf("%d looks at the context over %d channels, want at least %d", count.Looks(), len(hc.rr), min)
+	}
+	t.Logf("%d looks, %d channels", count.Looks(), len(hc.rr))
+	for k, ctx := range ctxtest.Stops(count.Looks(), 8) {
+		if _, err := NewEngineContext(ctx, r, DefaultParams(), nil); !errors.Is(err, context.Canceled) {
+			t.Fatalf("stopped after %d looks: %v, want context.Canceled", k, err)
+		}
+	}
+	full, err := newHopClasses(context.Background(), d)
+	if err != nil || full.classes != hc.classes || full.nrr != hc.nrr {
+		t.Errorf("%+v, %v; want the counted build's classes", full, err)
 	}
 }

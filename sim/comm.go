@@ -249,7 +249,7 @@ func runComm(ctx context.Context, res []JobResult, cfg Config, sch scheduler, pl
 		if router, err = netsim.NewRouter(cfg.Machine); err != nil {
 			return nil, err
 		}
-		wl, err = netsim.NewWorkload(router, c.Params, c.Pattern, c.Seed, jobDone)
+		wl, err = netsim.NewWorkloadContext(ctx, router, c.Params, c.Pattern, c.Seed, jobDone)
 	}
 	if err != nil {
 		return nil, err
