@@ -29,8 +29,9 @@ type depRouter interface {
 	chanLayout() (off, head []int32, n int)
 	// chanDeps calls dep(c1, c2) for pairs of router-to-router channels that some
 	// route takes one right after the other (every such pair at least once), and
-	// returns the most router-to-router channels of any one route.
-	chanDeps(dep func(c1, c2 int32)) int
+	// returns the most router-to-router channels of any one route; when ctx ends
+	// it stops, returning ctx's cause.
+	chanDeps(ctx context.Context, dep func(c1, c2 int32)) (int, error)
 }
 
 // hopClasses maps a route's channels to their distance-class channels. Class 0 of
@@ -79,15 +80,15 @@ func newHopClasses(ctx context.Context, r depRouter) (*hopClasses, error) {
 	}
 	base = append(base, bits)
 	set := make([]uint64, (bits+63)/64)
-	longest := r.chanDeps(func(c1, c2 int32) {
+	longest, err := r.chanDeps(ctx, func(c1, c2 int32) {
 		b := base[h.rr[c1]] + int64(c2-off[head[c1]])
 		set[b>>6] |= 1 << (b & 63)
 	})
+	if err != nil {
+		return nil, err
+	}
 	if longest < 2 {
 		return nil, nil
-	}
-	if ctx.Err() != nil {
-		return nil, context.Cause(ctx)
 	}
 	// Kahn's algorithm: the graph is acyclic when every channel can be removed.
 	// The queue holds channels; indeg is by router-to-router index.

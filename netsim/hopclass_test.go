@@ -335,7 +335,10 @@ func TestHopClassesStopOnContext(t *testing.T) {
 	if min := int64(len(hc.rr)) / hopClassEvery; count.Looks() < min {
 		t.Errorf("%d looks at the context over %d channels, want at least %d", count.Looks(), len(hc.rr), min)
 	}
-	t.Logf("%d looks, %d channels", count.Looks(), len(hc.rr))
+	deps := ctxtest.NewCounting()
+	if _, err := d.chanDeps(deps, func(c1, c2 int32) {}); err != nil || deps.Looks() < 33 {
+		t.Errorf("the dependencies of 33 groups' routes: %d looks at the context (%v), want one a group at least", deps.Looks(), err)
+	}
 	for k, ctx := range ctxtest.Stops(count.Looks(), 8) {
 		if _, err := NewEngineContext(ctx, r, DefaultParams(), nil); !errors.Is(err, context.Canceled) {
 			t.Fatalf("stopped after %d looks: %v, want context.Canceled", k, err)
