@@ -104,7 +104,8 @@ type Report struct {
 
 // Check builds every allocator of cfg once, so that an allocator that does not
 // apply to the machine is refused (alloc.Parse's error names the property it
-// needs) before anything is measured.
+// needs) before anything is measured; as-run, which needs the recorded nodes a
+// Workload does not carry, is refused too.
 func Check(cfg Config) error {
 	if cfg.Machine == nil {
 		return errors.New("bench: no machine")
@@ -116,6 +117,10 @@ func Check(cfg Config) error {
 		return fmt.Errorf("bench: a job of %d nodes on %s of %d: %w", cfg.Workload.MaxProcs, cfg.Machine.Spec(), cfg.Machine.N(), ErrDoesNotFit)
 	}
 	for _, spec := range cfg.Allocs {
+		if alloc.IsAsRun(spec) {
+			// It failed at its first decision, after the floor was measured.
+			return &AllocError{Spec: spec, Err: fmt.Errorf("allocator %q places each job on the nodes its trace record names, and a workload is the jobs' sizes and order without their nodes: there is no decision to measure (sim --alloc as-run replays it)", spec)}
+		}
 		if _, err := parseAlloc(spec, cfg.Machine, cfg.Options); err != nil {
 			// A file the spec names that cannot be read (a missing ranking or
 			// topology file), or whose content is refused, is a failure, as in

@@ -50,6 +50,7 @@ type DragonflyRouter struct {
 	lOff       []int32
 	lx, ly, lc []int32
 	localCh    []int32 // localCh[u*a + pos(x)]: the channel from router u to router x of its group
+	hc         classMemo
 
 	// per-job scratch of dragonflyLoad
 	w, rStamp    []int32 // job hosts per router (stamped)
@@ -181,6 +182,9 @@ func (r *DragonflyRouter) Endpoints() int { return r.n }
 
 // chanLayout is depRouter's: GraphRouter's channel ids.
 func (r *DragonflyRouter) chanLayout() (off, head []int32, n int) { return r.off, r.adj, r.n }
+
+// classes is depRouter's.
+func (r *DragonflyRouter) classes() *classMemo { return &r.hc }
 
 // chanDeps is depRouter's. Router to router a route is local, or [local,] global
 // [, local]: a global link follows the local link into its end in the source

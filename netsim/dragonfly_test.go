@@ -122,7 +122,7 @@ func TestDragonflyLoadMatchesTrace(t *testing.T) {
 			} else {
 				nodes = rng.Perm(n)[:k]
 			}
-			got, want := m.Measure(trial, nodes), m.traced(trial, nodes)
+			got, want := mustMeasure(t, m, trial, nodes), m.traced(trial, nodes)
 			if got != want {
 				t.Fatalf("%s, job on %v: %+v, trace %+v", spec, nodes, got, want)
 			}
@@ -309,11 +309,11 @@ func TestDragonflyRelabelled(t *testing.T) {
 				for i, h := range nodes {
 					mapped[i] = at[h]
 				}
-				got := m.Measure(trial, mapped)
+				got := mustMeasure(t, m, trial, mapped)
 				if tr := m.traced(trial, mapped); got != tr {
 					t.Fatalf("%s, job on %v: %+v, trace %+v", name, mapped, got, tr)
 				}
-				if w := want.Measure(trial, nodes); keep && got != w {
+				if w := mustMeasure(t, want, trial, nodes); keep && got != w {
 					t.Fatalf("%s, job on %v: %+v, the spec's %+v", name, mapped, got, w)
 				}
 				ds, _ := g.PairDistSum(nodes)

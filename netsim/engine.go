@@ -200,7 +200,7 @@ func NewEngineContext(ctx context.Context, r Router, p Params, deliver func(*Del
 	var hc *hopClasses
 	if d, ok := r.(depRouter); ok {
 		var err error
-		if hc, err = newHopClasses(ctx, d); err != nil {
+		if hc, err = d.classes().of(ctx, d); err != nil {
 			return nil, err
 		}
 	}

@@ -28,7 +28,11 @@ func ExampleRouteMeter() {
 		fmt.Println(err)
 		return
 	}
-	l := meter.Measure(0, []int{0, 1, 2, 3})
+	l, err := meter.Measure(0, []int{0, 1, 2, 3})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	fmt.Printf("%d messages, %d hops, mean %.3f, at most %d routes on one channel\n",
 		l.Messages, l.Hops, l.MeanDistance(), l.MaxShared)
 	// Output:

@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/procalloc/procalloc/internal/ctxtest"
@@ -347,5 +350,79 @@ func TestHopClassesStopOnContext(t *testing.T) {
 	full, err := newHopClasses(context.Background(), d)
 	if err != nil || full.classes != hc.classes || full.nrr != hc.nrr {
 		t.Errorf("%+v, %v; want the counted build's classes", full, err)
+	}
+	// The stopped builds kept nothing in the router's memo: an engine built
+	// after them has the classes.
+	if eng, err := NewEngine(r, DefaultParams(), nil); err != nil || eng.hc == nil || eng.hc.classes != hc.classes {
+		t.Errorf("engine after stopped builds: %v; want one with %d classes", err, hc.classes)
+	}
+}
+
+// countingRouter counts the channel dependency scans (chanDeps) made of the
+// router it wraps; it shares that router's memo of its classes.
+type countingRouter struct {
+	depRouter
+	scans *atomic.Int32
+}
+
+func (c countingRouter) chanDeps(ctx context.Context, dep func(c1, c2 int32)) (int, error) {
+	c.scans.Add(1)
+	return c.depRouter.chanDeps(ctx, dep)
+}
+
+// TestEnginesShareTheirRoutersClasses: engines on one router, four at once in
+// goroutines, scan its channel dependencies once between them (the cycle check is
+// the router's, ~0.4 s at 102,400 dragonfly hosts: compare and sweeps run one engine
+// per allocator or item), and deliver every message when a fresh router's engine
+// delivers it.
+func TestEnginesShareTheirRoutersClasses(t *testing.T) {
+	p := Params{MessageFlits: 8, RouterDelay: 1, FlitBytes: 1}
+	for _, g := range classGraphs(t) {
+		r, err := NewRouter(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		shared := countingRouter{r.(depRouter), &atomic.Int32{}}
+		rng := rand.New(rand.NewPCG(9, uint64(g.N())))
+		var msgs []Message
+		for range 500 {
+			msgs = append(msgs, Message{Src: int32(rng.IntN(g.N())), Dst: int32(rng.IntN(g.N()))})
+		}
+		fresh, err := NewRouter(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := run(t, fresh, p, msgs)
+		const engines = 4
+		got := make([][]int64, engines)
+		errs := make([]error, engines)
+		var wg sync.WaitGroup
+		for i := range engines {
+			wg.Go(func() {
+				arr := make([]int64, len(msgs))
+				eng, err := NewEngine(shared, p, func(d *Delivery) { arr[d.Tag] = d.Arrived })
+				if err != nil {
+					errs[i] = err
+					return
+				}
+				for j, m := range msgs {
+					m.Tag = int32(j)
+					eng.Send(m)
+				}
+				errs[i], got[i] = eng.Run(1<<40), arr
+			})
+		}
+		wg.Wait()
+		if n := shared.scans.Load(); n != 1 {
+			t.Errorf("%s: %d engines scanned the router's channel dependencies %d times, want once", g.Spec(), engines, n)
+		}
+		for i := range engines {
+			if errs[i] != nil {
+				t.Fatalf("%s: engine %d: %v", g.Spec(), i, errs[i])
+			}
+			if !slices.Equal(got[i], want) {
+				t.Fatalf("%s: engine %d on the shared router delivered at other times than one on a fresh router", g.Spec(), i)
+			}
+		}
 	}
 }

@@ -9,6 +9,16 @@ import (
 	"github.com/procalloc/procalloc/topo"
 )
 
+// mustMeasure is m.Measure for nodes of the network.
+func mustMeasure(t testing.TB, m *RouteMeter, id int, nodes []int) RouteLoad {
+	t.Helper()
+	l, err := m.Measure(id, nodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
 // traced is enumerate without a context: every route of the cycle walked, the
 // reference the counting shortcuts are checked against.
 func (m *RouteMeter) traced(id int, nodes []int) RouteLoad {
@@ -36,7 +46,7 @@ func TestMeasureContextStopsTheRouteWalk(t *testing.T) {
 		for v := 0; v < 400 && len(nodes) < 300; v += 1 + v%3 {
 			nodes = append(nodes, v)
 		}
-		want := m.Measure(7, nodes)
+		want := mustMeasure(t, m, 7, nodes)
 		if want.Messages < 2*enumerateLook && name == "n-body" {
 			t.Fatalf("%s: %d messages, too few to stop in the middle", name, want.Messages)
 		}
@@ -52,7 +62,7 @@ func TestMeasureContextStopsTheRouteWalk(t *testing.T) {
 			if !errors.Is(err, context.Canceled) || got != (RouteLoad{}) {
 				t.Fatalf("%s: stopped after %d of %d looks: %+v, %v", name, n, looks.Looks(), got, err)
 			}
-			if again := m.Measure(7, nodes); again != want {
+			if again := mustMeasure(t, m, 7, nodes); again != want {
 				t.Fatalf("%s: after a stop at look %d: %+v, want %+v", name, n, again, want)
 			}
 		}
@@ -97,7 +107,7 @@ func TestNewMachineRouteMeterContextStopsTheTreeModel(t *testing.T) {
 		}
 	}
 	job := []int{0, 1, 17, 300, 4095, 4096, 8191}
-	if a, b := got.Measure(1, job), want.Measure(1, job); a != b {
+	if a, b := mustMeasure(t, got, 1, job), mustMeasure(t, want, 1, job); a != b {
 		t.Errorf("with a context %+v, without %+v", a, b)
 	}
 }

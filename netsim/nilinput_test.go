@@ -61,14 +61,25 @@ func TestSendOutsideTheNetworkIsAnError(t *testing.T) {
 	}
 }
 
-// TestMeasureNodeOutsideTheNetwork: MeasureContext refuses a node that is not an
-// endpoint with an error naming it, on every kind of meter (it indexed out of range).
+// TestMeasureNodeOutsideTheNetwork: Measure and MeasureContext refuse a node that
+// is not an endpoint with an error naming it and the zero load, on every kind of
+// meter (MeasureContext indexed out of range, then Measure panicked).
 func TestMeasureNodeOutsideTheNetwork(t *testing.T) {
-	ft, err := topo.ParseMachine("fattree:3,3:3")
-	if err != nil {
-		t.Fatal(err)
+	var machines []topo.Machine
+	for _, spec := range []string{"mesh:3x3", "torus:3x3", "fattree:3,3:3", "dragonfly:hosts_per_router=1,routers_per_group=3,intergroup_links=1,num_groups=3", ""} {
+		var m topo.Machine
+		var err error
+		if spec == "" { // a ring of 9 hosts: a graph (GraphRouter)
+			m, err = topo.ReadGraph(strings.NewReader("n0 n1\nn1 n2\nn2 n3\nn3 n4\nn4 n5\nn5 n6\nn6 n7\nn7 n8\nn8 n0\n"))
+		} else {
+			m, err = topo.ParseMachine(spec)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		machines = append(machines, m)
 	}
-	for _, mc := range []topo.Machine{topo.Mesh(3, 3), topo.Torus(3, 3), ft} {
+	for _, mc := range machines {
 		for _, name := range []string{"all-to-all", "n-body"} {
 			pat, err := ParsePattern(name)
 			if err != nil {
@@ -79,13 +90,20 @@ func TestMeasureNodeOutsideTheNetwork(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, bad := range []int{-1, 9, 1 << 40} {
-				_, err := m.MeasureContext(context.Background(), 0, []int{0, bad, 2})
-				if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("node %d", bad)) {
-					t.Errorf("%s, %s: node %d: err %v, want one naming it", mc.Spec(), pat.Name(), bad, err)
+				l, err := m.MeasureContext(context.Background(), 0, []int{0, bad, 2})
+				if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("node %d", bad)) || l != (RouteLoad{}) {
+					t.Errorf("%s, %s: node %d: MeasureContext %+v, err %v, want no load and an error naming it", mc.Spec(), pat.Name(), bad, l, err)
+				}
+				l, err2 := m.Measure(0, []int{0, bad, 2})
+				if err2 == nil || err2.Error() != err.Error() || l != (RouteLoad{}) {
+					t.Errorf("%s, %s: node %d: Measure %+v, err %v, want MeasureContext's error %v", mc.Spec(), pat.Name(), bad, l, err2, err)
 				}
 			}
-			if _, err := m.MeasureContext(context.Background(), 0, []int{0, 4, 8}); err != nil {
-				t.Errorf("%s, %s: nodes 0, 4, 8: %v", mc.Spec(), pat.Name(), err)
+			for _, ok := range [][]int{{0, 4, 8}, {8, 0}} {
+				a, err := m.Measure(0, ok)
+				if err != nil || a.Messages == 0 {
+					t.Errorf("%s, %s: nodes %v: %+v, %v", mc.Spec(), pat.Name(), ok, a, err)
+				}
 			}
 		}
 	}

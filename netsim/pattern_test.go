@@ -149,7 +149,7 @@ func TestAllToAllMeshLoadMatchesEnumeration(t *testing.T) {
 				k = 1 + rng.IntN(g.N()) // up to the whole machine
 			}
 			nodes := rng.Perm(g.N())[:k]
-			f, s := fast.Measure(0, nodes), slow.Measure(0, nodes)
+			f, s := mustMeasure(t, fast, 0, nodes), mustMeasure(t, slow, 0, nodes)
 			if f != s {
 				t.Fatalf("%s nodes %v: counted %+v, enumerated %+v", spec, nodes, f, s)
 			}

@@ -14,6 +14,9 @@ var ErrNoRoute = errors.New("no route")
 
 // Router gives the deterministic route between two endpoints as a sequence of
 // channel ids in 0..Channels()-1, appended to buf. A route never lists a channel twice.
+// The routers of this package (NewRouter's) only read their tables in these
+// methods, so several engines, also in concurrent goroutines, may share one: replays
+// on one machine then build it, and find its distance classes (Engine), once.
 type Router interface {
 	// Endpoints is the number of nodes that send and receive (0..Endpoints()-1).
 	Endpoints() int
@@ -284,6 +287,7 @@ type GraphRouter struct {
 	// longestRR is the most router-to-router links (those of no pendant host) of
 	// any route, for the message engine's distance classes (hopClasses).
 	longestRR int
+	hc        classMemo // the distance classes (hopclass.go)
 }
 
 // row returns the next-hop row of host dst, for hop.
@@ -400,6 +404,9 @@ func (r *GraphRouter) Endpoints() int { return r.n }
 
 // chanLayout is depRouter's: the channels are the directed links by tail.
 func (r *GraphRouter) chanLayout() (off, head []int32, n int) { return r.off, r.head, r.n }
+
+// classes is depRouter's.
+func (r *GraphRouter) classes() *classMemo { return &r.hc }
 
 // chanDeps is depRouter's: per destination, each vertex's channel towards it and
 // the next one, O(hosts x vertices other than pendant hosts), the table's size.

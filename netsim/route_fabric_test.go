@@ -210,16 +210,16 @@ func TestAllToAllTreeLoadMatchesTrace(t *testing.T) {
 			} else {
 				nodes = rng.Perm(g.N())[:k]
 			}
-			got, want := m.Measure(job, nodes), m.traced(job, nodes)
+			got, want := mustMeasure(t, m, job, nodes), m.traced(job, nodes)
 			if got != want {
 				t.Fatalf("%s, job on %d hosts %v: subtree count %+v, trace %+v", g.Spec(), k, nodes, got, want)
 			}
-			if got := lean.Measure(job, nodes); got != want {
+			if got := mustMeasure(t, lean, job, nodes); got != want {
 				t.Fatalf("%s, job on %d hosts: NewMachineRouteMeter %+v, trace %+v", g.Spec(), k, got, want)
 			}
 		}
 		for _, nodes := range [][]int{{0}, {}} {
-			if got := m.Measure(0, nodes); got != (RouteLoad{}) {
+			if got := mustMeasure(t, m, 0, nodes); got != (RouteLoad{}) {
 				t.Fatalf("%s, job on %v: %+v, want nothing", g.Spec(), nodes, got)
 			}
 		}
@@ -265,7 +265,7 @@ func TestRouteMemoAnswersOnlyTheSameList(t *testing.T) {
 	}
 	for round := range 2 {
 		for i, nodes := range lists {
-			got, want := m.Measure(i, nodes), m.traced(i, nodes)
+			got, want := mustMeasure(t, m, i, nodes), m.traced(i, nodes)
 			if got != want {
 				t.Fatalf("round %d, list %d %v: %+v, trace %+v", round, i, nodes, got, want)
 			}

@@ -123,22 +123,18 @@ func NewMachineRouteMeterContext(ctx context.Context, m topo.Machine, pat Patter
 }
 
 // Measure returns the route load of one cycle of the pattern over nodes (in
-// allocation order); id is the job's id, for random patterns. It is for nodes known
-// to be the network's endpoints, as an index is for a slice: it panics, naming the
-// node, on one outside; MeasureContext returns that as an error.
-func (m *RouteMeter) Measure(id int, nodes []int) RouteLoad {
-	l, err := m.MeasureContext(context.Background(), id, nodes)
-	if err != nil {
-		panic(err)
-	}
-	return l
+// allocation order); id is the job's id, for random patterns. A node outside the
+// network is an error naming it (and the load is zero). It is MeasureContext
+// without a context.
+func (m *RouteMeter) Measure(id int, nodes []int) (RouteLoad, error) {
+	return m.MeasureContext(context.Background(), id, nodes)
 }
 
 // MeasureContext is Measure that stops when ctx ends, returning ctx's cause: the
 // patterns without a counting shortcut walk every route of the cycle, p(p-1) of
 // them for n-body (5.9 x 10^8 for a job of 24,320 nodes, seconds), and ctx is
-// asked every enumerateLook routes. A node outside the network is an error (Measure
-// then returns the zero load).
+// asked every enumerateLook routes. A node outside the network is an error, as for
+// Measure.
 func (m *RouteMeter) MeasureContext(ctx context.Context, id int, nodes []int) (RouteLoad, error) {
 	n, spec := 0, "the fat tree"
 	if m.r != nil {

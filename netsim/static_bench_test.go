@@ -44,7 +44,9 @@ func benchMeter(b *testing.B, spec string) {
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
 		meter.memo = routeMemo{} // time the count, not the memo of repeated jobs
-		meter.Measure(i, jobs[i%len(jobs)])
+		if _, err := meter.Measure(i, jobs[i%len(jobs)]); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 
@@ -92,7 +94,9 @@ func BenchmarkRouteMeterTorus32x32x32Scattered1024(b *testing.B) {
 	}
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
-		meter.Measure(i, jobs[i%len(jobs)])
+		if _, err := meter.Measure(i, jobs[i%len(jobs)]); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 

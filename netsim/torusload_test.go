@@ -62,7 +62,7 @@ func TestAllToAllTorusLoadMatchesTrace(t *testing.T) {
 				rec(0, 0, 1)
 				rng.Shuffle(len(nodes), func(a, b int) { nodes[a], nodes[b] = nodes[b], nodes[a] })
 			}
-			f, s := fast.Measure(0, nodes), slow.Measure(0, nodes)
+			f, s := mustMeasure(t, fast, 0, nodes), mustMeasure(t, slow, 0, nodes)
 			if f != s {
 				t.Fatalf("%s nodes %v: counted %+v, traced %+v", spec, nodes, f, s)
 			}
@@ -206,7 +206,7 @@ func TestAllToAllTorusLoad3DMatchesTrace(t *testing.T) {
 					}
 				}
 			}
-			f, s := fast.Measure(0, nodes), slow.Measure(0, nodes)
+			f, s := mustMeasure(t, fast, 0, nodes), mustMeasure(t, slow, 0, nodes)
 			if f != s {
 				t.Fatalf("%s nodes %v: counted %+v, traced %+v", spec, nodes, f, s)
 			}

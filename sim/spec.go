@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 	"unsafe"
 
@@ -39,6 +41,11 @@ type Spec struct {
 	// TraceData, when set, is replayed instead of reading a trace: several replays of
 	// one trace (compare, a grid) read it once. It is not modified.
 	TraceData *Trace
+	// Networks, when set, shares the machine of MachineSpec and its message
+	// engine's router among the replays given the same Networks (a sweep's items):
+	// with Comm on the message engine, each machine spec is built, and its router's
+	// distance classes found, once.
+	Networks *Networks
 	// Stdin, when set, is what a file named "-" reads (GraphFile, NodeNameMap,
 	// HostsFile), once; nil: "-" is a file's name.
 	Stdin io.Reader
@@ -602,6 +609,70 @@ type Replay struct {
 	// files reads the ranking and topology files the allocator names; copies of
 	// the replay share it, so that each file's warnings are kept once.
 	files *Files
+	// router is the message engine's router (Comm.Router), built on first use;
+	// copies of the replay (compare's allocators) share it and its distance
+	// classes. nil without Spec.Comm on the message engine.
+	router *sharedRouter
+}
+
+// sharedRouter is a machine's router built once for the replays that share it.
+type sharedRouter struct {
+	once sync.Once
+	r    netsim.Router
+	err  error
+}
+
+// get returns the router of m, built on the first call.
+func (s *sharedRouter) get(m topo.Machine) (netsim.Router, error) {
+	s.once.Do(func() { s.r, s.err = netsim.NewRouter(m) })
+	return s.r, s.err
+}
+
+// Networks shares machines and the message engine's routers among replays
+// (Spec.Networks): only those with Comm on the message engine whose machine is a
+// MachineSpec take part, the others build their own. It keeps what it has built
+// until it is dropped. The zero value is ready; safe for concurrent use.
+type Networks struct {
+	mu sync.Mutex
+	by map[string]*sharedNet
+}
+
+// sharedNet is one machine spec's machine and router.
+type sharedNet struct {
+	mu     sync.Mutex // held while the machine is built
+	m      topo.Machine
+	router sharedRouter
+}
+
+// share gives s the shared machine of its MachineSpec and returns the router to
+// share, or nil (s unchanged) when s does not take part, its spec is refused
+// (Resolve then says why) or ctx ended while the machine was built (nothing is
+// kept: the next replay builds it).
+func (n *Networks) share(ctx context.Context, s *Spec) *sharedRouter {
+	if s.Comm == "" || s.Engine == EngineFlit || s.Machine != nil || s.GraphFile != "" || s.MachineSpec == "" {
+		return nil
+	}
+	n.mu.Lock()
+	if n.by == nil {
+		n.by = map[string]*sharedNet{}
+	}
+	sn := n.by[s.MachineSpec]
+	if sn == nil {
+		sn = &sharedNet{}
+		n.by[s.MachineSpec] = sn
+	}
+	n.mu.Unlock()
+	sn.mu.Lock()
+	defer sn.mu.Unlock()
+	if sn.m == nil {
+		m, err := topo.ParseMachineContext(ctx, s.MachineSpec, math.MaxInt)
+		if err != nil {
+			return nil
+		}
+		sn.m = m
+	}
+	s.Machine = sn.m
+	return &sn.router
 }
 
 // Warnings returns what the files read so far (a GraphFile; the topology files of
@@ -651,6 +722,10 @@ func (s *Spec) PrepareContext(ctx context.Context) (*Replay, error) {
 	}
 	resolved := *s
 	s = &resolved
+	var shared *sharedRouter
+	if s.Networks != nil {
+		shared = s.Networks.share(ctx, s)
+	}
 	warnings, err := s.ResolveContext(ctx)
 	if err != nil {
 		return nil, err
@@ -689,6 +764,9 @@ func (s *Spec) PrepareContext(ctx context.Context) (*Replay, error) {
 			n, n*jobBytes(1)/1e9, MaxJobBytes>>30)
 	}
 	rp := &Replay{Spec: *s, Machine: m, Trace: tr, Jobs: tr.Jobs, files: files}
+	if rp.router = shared; shared == nil && s.Comm != "" && s.Engine != EngineFlit {
+		rp.router = &sharedRouter{}
+	}
 	rp.Spec.Machine = m
 	if s.From != "" || s.To != "" {
 		from, to, err := tr.WindowBounds(s.From, s.To)
@@ -834,6 +912,9 @@ func (rp *Replay) Config(ctx context.Context) (Config, error) {
 				return Config{}, err
 			}
 			cfg.Comm.Engine, cfg.Comm.Flit = EngineFlit, fc
+		} else if rp.router != nil {
+			// A machine without a router: runComm says so, as without sharing.
+			cfg.Comm.Router, _ = rp.router.get(m)
 		}
 	}
 	if s.Baseline != nil {

@@ -39,7 +39,11 @@ With --trace it is the order of "procalloc sim" on that trace and machine (--sch
 --compat, --contract as in sim; the first --jobs N jobs, all by default); the
 schedulers decide from free counts only, so every allocator that places any k <= free
 nodes meets the same requests; --drop-larger leaves out the jobs larger than the
-machine, as in sim. Without --trace it is the synthetic stream: --jobs N
+machine, as in sim. Only the jobs' sizes and order are read, never their recorded
+nodes: an sacct history naming hosts the machine lacks (retired or renamed) is
+measured whole, as sim replays it with any allocator but as-run (so bench has no
+--drop-unknown-hosts), and as-run, which places jobs on their recorded nodes, is
+refused. Without --trace it is the synthetic stream: --jobs N
 jobs (default 2000) of log-uniform sizes 1..n/8 (seeded by --seed), each started once
 it fits, running jobs chosen at random ending while it does not fit or more than 3/4
 of the machine would be busy. A trace with a job larger than the machine is refused,

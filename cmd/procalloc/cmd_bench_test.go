@@ -108,3 +108,41 @@ func TestBenchInterruptWritesWhatWasMeasured(t *testing.T) {
 		t.Errorf("the allocator under way: %+v", last)
 	}
 }
+
+// TestBenchReadsNoRecordedHosts: bench's workload is the jobs' sizes and order
+// (bench.Workload), never their recorded nodes, so an sacct history naming a host
+// the machine lacks (node17, retired) is measured whole: the jobs sim replays with
+// a curve allocator, where sim --alloc as-run refuses the history naming the host
+// (and --drop-unknown-hosts drops its jobs). That is why bench has no
+// --drop-unknown-hosts. as-run itself, which needs the recorded nodes, is refused
+// before anything is measured (it failed at its first decision, exit 1, after the
+// floor was measured).
+func TestBenchReadsNoRecordedHosts(t *testing.T) {
+	retired, graph := "../../sim/testdata/sacct-fattree-retired.txt", "../../topo/testdata/topology.conf"
+	code, out, stderr := runCLI(t, "", "bench", "--graph", graph, "--trace", retired, "--alloc", "bf:rcm", "--json")
+	if code != 0 {
+		t.Fatalf("bench: exit %d: %s", code, stderr)
+	}
+	var rep struct{ Jobs int }
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	var replayed struct {
+		Jobs int `json:"jobs"`
+	}
+	code, out, stderr = runCLI(t, "", "sim", "--graph", graph, "--trace", retired, "--alloc", "bf:rcm", "--json")
+	if code != 0 || json.Unmarshal([]byte(out), &replayed) != nil {
+		t.Fatalf("sim: exit %d: %s", code, stderr)
+	}
+	if rep.Jobs == 0 || rep.Jobs != replayed.Jobs {
+		t.Errorf("bench measured %d jobs, sim with bf:rcm replays %d", rep.Jobs, replayed.Jobs)
+	}
+	// The history does name a host the machine lacks: as-run says so.
+	if code, _, stderr := runCLI(t, "", "sim", "--graph", graph, "--trace", retired, "--alloc", "as-run", "--sched", "as-run"); code == 0 || !strings.Contains(stderr, `"node17" is not a host`) {
+		t.Fatalf("sim as-run: exit %d: %s", code, stderr)
+	}
+	code, out, stderr = runCLI(t, "", "bench", "--graph", graph, "--trace", retired, "--alloc", "bf:rcm,as-run")
+	if code != 2 || out != "" || !strings.Contains(stderr, `allocator "as-run" places each job on the nodes its trace record names`) || !strings.Contains(stderr, "sim --alloc as-run") {
+		t.Errorf("bench --alloc bf:rcm,as-run: exit %d, stdout %q, stderr %q; want exit 2 before anything is measured", code, out, stderr)
+	}
+}

@@ -101,7 +101,9 @@ metric (--metric, which does nothing else: given without --svg it is warned of
 and ignored; a comm_ metric needs --comm, with or without --svg), --json every
 summary (the same keys as sim --json) and "best": each metric's best columns.
 Machines, networks (--graph) and traces (sacct too), and host names (--hosts,
---hostlist) as for "procalloc sim"; see
+--hostlist) as for "procalloc sim"; the trace is read once for every allocator, and
+with as-run among them, wherever listed, as as-run reads it: a recorded host the
+machine lacks refused, or with --drop-unknown-hosts its jobs dropped for all; see
 'procalloc help sim'; --baseline exact (and --baseline-time-limit) as for sim, in every
 replay, with sim's baseline rows. Ctrl-C writes the
 replays finished so far (every output) and exits with status 130. Every output
@@ -158,7 +160,16 @@ procalloc compare --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --machine
 						return usageError{err.Error()}
 					}
 				}
-				base, err := sf.spec(ctx, e, specs[0])
+				// The trace is read and prepared once for every allocator: as the
+				// as-run replay needs it when one of them is as-run (recorded hosts
+				// looked up, --drop-unknown-hosts dropping), whatever its place in
+				// the list (after another, the flag was ignored and the as-run
+				// replay failed at the first retired host).
+				first := specs[0]
+				if i := slices.IndexFunc(specs, alloc.IsAsRun); i >= 0 {
+					first = specs[i]
+				}
+				base, err := sf.spec(ctx, e, first)
 				if err != nil {
 					return err
 				}
@@ -178,6 +189,8 @@ procalloc compare --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --machine
 				if err := readTrace(ctx, e, &base); err != nil {
 					return err
 				}
+				// The load factors' replays share the machine and its router.
+				base.Networks = &sim.Networks{}
 				// One replay per load factor and allocator, load-major: the trace is
 				// read once and prepared once per load factor. Each load factor
 				// contracts the arrivals after the flags' scaling.
@@ -496,6 +509,22 @@ func compareBestJSON(sums []sim.Summary) map[string][]string {
 	return out
 }
 
+// distanceClassesColumn is the CSV column of the message engine's distance classes
+// per router-to-router link (sim.CommSummary.DistanceClasses, the tables' row
+// "distance classes per link"), a parameter of the network as the seed is:
+// compare --csv and merge --csv have it when some row has classes, its cell
+// (distanceClassesCell) empty on the others.
+const distanceClassesColumn = "comm_distance_classes"
+
+// distanceClassesCell is a row's cell of distanceClassesColumn, empty without
+// classes.
+func distanceClassesCell(classes int) string {
+	if classes <= 0 {
+		return ""
+	}
+	return strconv.Itoa(classes)
+}
+
 // writeCompareCSV writes compare's table as CSV, one row per replay: its
 // parameters, the metrics under their keys (sim.Metrics; with communication the
 // pattern and seed as comm_pattern and comm_seed, the distance classes as
@@ -509,11 +538,9 @@ func writeCompareCSV(w io.Writer, sums []sim.Summary) error {
 	if comm {
 		header = append(header, "comm_pattern", "comm_seed")
 	}
-	// The message engine's distance classes, a parameter as the seed is, where
-	// some run has them (the table's row "distance classes per link").
 	classes := slices.ContainsFunc(sums, func(s sim.Summary) bool { return s.Comm != nil && s.Comm.DistanceClasses > 0 })
 	if classes {
-		header = append(header, "comm_distance_classes")
+		header = append(header, distanceClassesColumn)
 	}
 	metrics := tableMetrics(comm)
 	for _, m := range metrics {
@@ -548,11 +575,11 @@ func writeCompareCSV(w io.Writer, sums []sim.Summary) error {
 			row = append(row, "", "")
 		}
 		if classes {
-			if c := s.Comm; c != nil && c.DistanceClasses > 0 {
-				row = append(row, strconv.Itoa(c.DistanceClasses))
-			} else {
-				row = append(row, "")
+			n := 0
+			if s.Comm != nil {
+				n = s.Comm.DistanceClasses
 			}
+			row = append(row, distanceClassesCell(n))
 		}
 		for _, m := range metrics {
 			if !m.Has(&s) {

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/procalloc/procalloc/alloc"
 	"github.com/procalloc/procalloc/internal/textin"
 	"github.com/procalloc/procalloc/netsim"
 	"github.com/procalloc/procalloc/plan"
@@ -279,6 +280,11 @@ func (f *simFlags) spec(ctx context.Context, e *env, allocSpec string) (sim.Spec
 		// --comm's pattern; a different --pattern was dropped without a word.
 		e.warnf("--pattern %s is ignored: with --comm the route metrics are those of the messages sent, in --comm's pattern (%s)", s.Pattern, s.Comm)
 	}
+	// Only as-run and --slurm-conf look the recorded node lists up (Spec.
+	// DropUnknownHosts); with neither the flag was dropped without a word.
+	if s.DropUnknownHosts && !alloc.IsAsRun(allocSpec) && s.SlurmConf == "" {
+		e.warnf("--drop-unknown-hosts is ignored: only an as-run allocator and --slurm-conf read the jobs' recorded nodes (%s replays every job, whatever hosts its record names)", allocSpec)
+	}
 	s.Alloc, s.Stdin = allocSpec, e.stdin
 	s.TimeZone = envTimeZone(s.TimeZone)
 	// The allocator is checked once the trace has been read, as sim always did: a
@@ -513,7 +519,8 @@ an error naming its line. With as-run or --slurm-conf, a recorded node the machi
 lacks (a retired or renamed node) is an error at its record, unless
 --drop-unknown-hosts: the jobs naming one (of the window) are dropped, counted on
 stderr ("dropped N jobs naming M hosts MACHINE lacks (first: job J line L host
-H)") and in --json's dropped_unknown_hosts and unknown_hosts. Every allocator keeps jobs in their partitions (the nodes
+H)") and in --json's dropped_unknown_hosts and unknown_hosts (with neither, the
+flag is warned of and ignored: the other allocators replay every job). Every allocator keeps jobs in their partitions (the nodes
 outside a job's partition are marked busy for its decision, and it decides as if jobs
 held them): Slurm's selection (slurm:...), as-run, the curve allocators, scbt, plas,
 paging:CURVE:0, the center-based ones (mc1x1 and its variants, mc, mm, mminc, genalg,

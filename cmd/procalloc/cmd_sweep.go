@@ -472,12 +472,14 @@ func runSweepItems(ctx context.Context, e *env, spec *sweep.Spec, todo []sweep.I
 	p := newProgress(e, "sweep", int64(len(todo)))
 	var done int64
 	var writeErr error
+	nets := &sim.Networks{} // the items on one machine share it and its router
 	spec.Run(ctx, todo, sweep.Runner{Workers: jobs,
 		Replay: func(it sweep.Item) (sim.Runner, error) {
 			s, err := sweepItemSpec(spec, it)
 			if err != nil {
 				return nil, err
 			}
+			s.Networks = nets
 			if perJobDir != "" {
 				return &perJobRunner{e: e, spec: s, path: filepath.Join(perJobDir, it.Key+".csv")}, nil
 			}
@@ -650,7 +652,9 @@ name is mended; no rerun for an item whose allocator does not apply to its machi
 shards' (no item of theirs has a line: a task that never ran or whose file was
 not given), merge names them, i/n with the smallest n that sets them apart, to run
 again. --csv writes one row per item: its
-parameters (engine, after seed, when some item runs the flit engine), its status,
+parameters (engine, after seed, when some item runs the flit engine;
+comm_distance_classes, as in compare --csv, when some item's network had distance
+classes), its status,
 the build that ran it (the line's build; unknown for lines written before lines
 named it) and the metrics of "sim --json"; when some item has a pattern, the
 network's too (comm_messages, comm_mean_latency_cycles, comm_max_link_messages,
@@ -982,7 +986,8 @@ func tableMetrics(comm bool) []sim.Metric {
 // writeSweepCSV writes one row per results line. The engine column comes after
 // seed when some item runs the flit engine (without it the rows of a sweep over
 // engines could not be told apart); a sweep on the message engine alone keeps the
-// columns it always had. The build column, after status, is the build that ran
+// columns it always had. comm_distance_classes (distanceClassesColumn, as compare
+// --csv) comes after them when some item's network had distance classes. The build column, after status, is the build that ran
 // the item (sweep.Line.Build; buildid.Unknown for a line that names none, as
 // merge's warning and --json's builds say). The network's metrics (comm_...) are
 // columns when some item has a pattern, empty on the items without one. The
@@ -991,9 +996,17 @@ func tableMetrics(comm bool) []sim.Metric {
 func writeSweepCSV(w io.Writer, lines []sweep.Line) error {
 	metrics := tableMetrics(slices.ContainsFunc(lines, func(l sweep.Line) bool { return l.Params.Pattern != "none" }))
 	engines := slices.ContainsFunc(lines, func(l sweep.Line) bool { return l.Params.Engine != sim.EngineMessage })
+	values := make([]map[string]float64, len(lines))
+	for i, l := range lines {
+		values[i] = resultMetrics(l)
+	}
+	classes := slices.ContainsFunc(values, func(mv map[string]float64) bool { return mv[distanceClassesColumn] > 0 })
 	header := []string{"index", "key", "trace", "machine", "alloc", "sched", "contract", "pattern", "seed", "status", "build"}
 	if engines {
 		header = slices.Insert(header, len(header)-2, "engine")
+	}
+	if classes {
+		header = slices.Insert(header, len(header)-2, distanceClassesColumn)
 	}
 	for _, m := range metrics {
 		header = append(header, m.Key)
@@ -1002,14 +1015,17 @@ func writeSweepCSV(w io.Writer, lines []sweep.Line) error {
 	if err := cw.Write(header); err != nil {
 		return err
 	}
-	for _, l := range lines {
+	for i, l := range lines {
 		p := l.Params
 		row := []string{strconv.Itoa(l.Index), l.Key, p.Trace, p.Machine, p.Alloc, string(p.Sched),
 			strconv.FormatFloat(p.Contract, 'g', -1, 64), p.Pattern, strconv.FormatUint(p.Seed, 10), string(l.Status), l.BuildName()}
 		if engines {
 			row = slices.Insert(row, len(row)-2, p.Engine.String())
 		}
-		mv := resultMetrics(l)
+		mv := values[i]
+		if classes {
+			row = slices.Insert(row, len(row)-2, distanceClassesCell(int(mv[distanceClassesColumn])))
+		}
 		for _, m := range metrics {
 			if v, ok := mv[m.Key]; ok {
 				row = append(row, csvNumber(v))

@@ -562,3 +562,91 @@ func TestCompareMetricWithoutSVGWarns(t *testing.T) {
 		t.Errorf("compare --metric mean_response --svg: exit %d, stderr %q, want no warning", code, stderr)
 	}
 }
+
+// TestMergeCSVHasTheDistanceClasses: merge --csv has compare --csv's column
+// comm_distance_classes when some item's network had distance classes: on a sweep
+// over a dragonfly and a mesh, patterns none and all-to-all, the dragonfly's
+// all-to-all item's cell is its results line's comm.distance_classes (3) and the
+// cell compare --csv writes for the same replay; the mesh's and the none items'
+// cells are empty; a sweep on the mesh alone has no such column (the columns it
+// always had).
+func TestMergeCSVHasTheDistanceClasses(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	for i := range 30 {
+		b.WriteString(strconv.Itoa(i*40) + " " + strconv.Itoa(1+(i*7)%12) + " " + strconv.Itoa(60+(i*37)%200) + " -1\n")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "jobs.txt"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const df = "dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=13"
+	spec := filepath.Join(dir, "s.yaml")
+	if err := os.WriteFile(spec, []byte("name: classes\ntraces: [jobs.txt]\nmachines: [\"mesh:6x6\", \""+df+"\"]\nallocators: [bf:rcm]\npatterns: [none, all-to-all]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, csvPath := filepath.Join(dir, "r.jsonl"), filepath.Join(dir, "m.csv")
+	if code, _, stderr := runCLI(t, "", "sweep", spec, "-o", res); code != 0 {
+		t.Fatalf("sweep: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, "", "merge", res, "--spec", spec, "--csv", csvPath); code != 0 {
+		t.Fatalf("merge: exit %d: %s", code, stderr)
+	}
+	rep, err := sweep.Merge([]string{res}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(strings.NewReader(string(mustRead(t, csvPath)))).ReadAll()
+	if err != nil || len(rows) != 1+len(rep.Lines) || len(rep.Lines) != 4 {
+		t.Fatalf("merge --csv: %d rows for %d lines, %v", len(rows), len(rep.Lines), err)
+	}
+	col, index := slices.Index(rows[0], "comm_distance_classes"), slices.Index(rows[0], "index")
+	if col < 0 {
+		t.Fatalf("merge --csv has no column comm_distance_classes: %q", rows[0])
+	}
+	withClasses := 0
+	for _, l := range rep.Lines {
+		var row []string
+		for _, r := range rows[1:] {
+			if r[index] == strconv.Itoa(l.Index) {
+				row = r
+			}
+		}
+		var s sim.Summary
+		if err := json.Unmarshal(l.Result, &s); err != nil || row == nil {
+			t.Fatalf("item %d: %v, row %q", l.Index, err, row)
+		}
+		want := ""
+		if l.Params.Machine == df && l.Params.Pattern == "all-to-all" {
+			if s.Comm == nil || s.Comm.DistanceClasses != 3 {
+				t.Fatalf("item %d: comm %+v, want 3 distance classes", l.Index, s.Comm)
+			}
+			want = "3"
+			withClasses++
+			// compare --csv's cell for the same replay.
+			code, _, stderr := runCLI(t, "", append(append([]string{"compare"}, l.Params.Args(dir)...), "--csv", filepath.Join(dir, "c.csv"))...)
+			if code != 0 {
+				t.Fatalf("compare: exit %d: %s", code, stderr)
+			}
+			crows, err := csv.NewReader(strings.NewReader(string(mustRead(t, filepath.Join(dir, "c.csv"))))).ReadAll()
+			if err != nil || len(crows) != 2 {
+				t.Fatalf("compare --csv: %d rows, %v", len(crows), err)
+			}
+			if c := crows[1][slices.Index(crows[0], "comm_distance_classes")]; c != row[col] {
+				t.Errorf("item %d: merge --csv %q, compare --csv %q", l.Index, row[col], c)
+			}
+		}
+		if row[col] != want {
+			t.Errorf("item %d (%s, %s): comm_distance_classes %q, want %q", l.Index, l.Params.Machine, l.Params.Pattern, row[col], want)
+		}
+	}
+	if withClasses != 1 {
+		t.Fatalf("%d items with classes, want 1", withClasses)
+	}
+	var mesh strings.Builder
+	if err := writeSweepCSV(&mesh, slices.DeleteFunc(slices.Clone(rep.Lines), func(l sweep.Line) bool { return l.Params.Machine == df })); err != nil {
+		t.Fatal(err)
+	}
+	if head, _, _ := strings.Cut(mesh.String(), "\n"); strings.Contains(head, "comm_distance_classes") {
+		t.Errorf("merge --csv of the mesh's items: %s", head)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/procalloc/procalloc/internal/textin"
+	"github.com/procalloc/procalloc/sim"
 )
 
 // unknownHostsHistory is a random sacct history on the hosts n1..n16, some jobs
@@ -306,5 +308,52 @@ func TestDropUnknownHostsMatchesBruteForce(t *testing.T) {
 				t.Errorf("round %d plan %s differs from the history with the jobs removed by hand", round, filepath.Base(p))
 			}
 		}
+	}
+}
+
+// TestCompareDropsUnknownHostsWhereverAsRunIs: compare reads the trace once for
+// every allocator, as the as-run replay needs it when one of them is as-run,
+// whatever its place in --alloc: with as-run second (bf:rcm,as-run) the flag was
+// ignored and the as-run replay failed at the first retired host. Without
+// --drop-unknown-hosts the history is refused at the record naming node17, the
+// flag named; with it the jobs naming hosts the machine lacks are dropped and
+// counted, and both orders give the same replays (the columns swapped). sim with an
+// allocator that reads no recorded nodes warns that the flag does nothing.
+func TestCompareDropsUnknownHostsWhereverAsRunIs(t *testing.T) {
+	args := []string{"--graph", "../../topo/testdata/topology.conf", "--trace", "../../sim/testdata/sacct-fattree-retired.txt", "--sched", "as-run"}
+	runs := map[string][]sim.Summary{}
+	for _, order := range []string{"bf:rcm,as-run", "as-run,bf:rcm"} {
+		code, _, stderr := runCLI(t, "", append([]string{"compare", "--alloc", order}, args...)...)
+		if code != 1 || !strings.Contains(stderr, `line 16: job 1011: recorded node "node17" is not a host`) || !strings.Contains(stderr, "--drop-unknown-hosts replays the history without") {
+			t.Errorf("%s without --drop-unknown-hosts: exit %d, stderr %q; want the record naming node17 refused and the flag named", order, code, stderr)
+		}
+		code, out, stderr := runCLI(t, "", append([]string{"compare", "--alloc", order, "--drop-unknown-hosts", "--json"}, args...)...)
+		if code != 0 || !strings.Contains(stderr, "dropped 2 jobs naming 3 hosts") {
+			t.Fatalf("%s --drop-unknown-hosts: exit %d, stderr %q", order, code, stderr)
+		}
+		var rep struct {
+			Dropped int           `json:"dropped_unknown_hosts"`
+			Runs    []sim.Summary `json:"runs"`
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil || rep.Dropped != 2 || len(rep.Runs) != 2 {
+			t.Fatalf("%s: %v, dropped %d, %d runs", order, err, rep.Dropped, len(rep.Runs))
+		}
+		runs[order] = rep.Runs
+	}
+	a, b := runs["bf:rcm,as-run"], runs["as-run,bf:rcm"]
+	for i := range a {
+		a[i].Seconds, b[1-i].Seconds = 0, 0
+		a[i].AllocTime, b[1-i].AllocTime = nil, nil
+		if !reflect.DeepEqual(a[i], b[1-i]) {
+			t.Errorf("%s: %+v in one order, %+v in the other", a[i].Alloc, a[i], b[1-i])
+		}
+	}
+	code, _, stderr := runCLI(t, "", append([]string{"sim", "--alloc", "bf:rcm", "--drop-unknown-hosts"}, args[:4]...)...)
+	if code != 0 || !strings.Contains(stderr, "--drop-unknown-hosts is ignored: only an as-run allocator and --slurm-conf") {
+		t.Errorf("sim bf:rcm --drop-unknown-hosts: exit %d, stderr %q; want the flag said to be ignored", code, stderr)
+	}
+	code, _, stderr = runCLI(t, "", append([]string{"sim", "--alloc", "as-run", "--drop-unknown-hosts"}, args...)...)
+	if code != 0 || strings.Contains(stderr, "is ignored") || !strings.Contains(stderr, "dropped 2 jobs") {
+		t.Errorf("sim as-run --drop-unknown-hosts: exit %d, stderr %q", code, stderr)
 	}
 }

@@ -39,10 +39,13 @@ type Runner struct {
 // Run runs the items of the sweep (those of Items, or a shard's) as r says. Items
 // are deterministic, so their lines (Seconds and AllocTime aside) do not depend on
 // Workers. When ctx is cancelled the running items stop within a second and no
-// more start; their lines are not passed on.
+// more start; their lines are not passed on. Without r.Replay, the items on one
+// machine with communication on the message engine share its machine and router
+// (sim.Networks).
 func (s *Spec) Run(ctx context.Context, items []Item, r Runner) error {
 	t0 := make([]time.Time, len(items))
 	id := s.ID()
+	nets := &sim.Networks{}
 	grid := sim.Grid{Workers: r.Workers,
 		Task: func(i int) (sim.Runner, error) {
 			t0[i] = time.Now()
@@ -53,6 +56,7 @@ func (s *Spec) Run(ctx context.Context, items []Item, r Runner) error {
 			if err != nil {
 				return nil, err
 			}
+			sp.Networks = nets
 			return &sp, nil
 		},
 		Done: func(i int, g sim.GridResult) error {

@@ -1,0 +1,85 @@
+package sim
+
+import (
+	"context"
+	"reflect"
+	"testing"
+)
+
+// TestReplaysShareTheRouter: the replays of one machine share its message-engine
+// router, so its distance classes are found once: the copies of a Replay (compare's
+// allocators) and specs given one Networks (a sweep's items, compare's load factors)
+// get the same machine and router; a replay on the shared router reports what it
+// reports on its own; a flit-engine replay and one without Networks build their own.
+func TestReplaysShareTheRouter(t *testing.T) {
+	ctx := context.Background()
+	spec := func(a string, nets *Networks) Spec {
+		s := DefaultSpec()
+		s.Trace, s.To = "testdata/KTH-SP2-1996-2.converted.txt.gz", "200000"
+		s.MachineSpec, s.Alloc, s.Comm = "dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=13", a, "all-to-all"
+		s.Networks = nets
+		return s
+	}
+	nets := &Networks{}
+	prep := func(s Spec) *Replay {
+		t.Helper()
+		rp, err := s.Prepare()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rp
+	}
+	router := func(rp *Replay) any {
+		t.Helper()
+		cfg, err := rp.Config(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.Comm == nil || cfg.Comm.Router == nil {
+			t.Fatalf("%s: no router in the configuration", rp.Spec.Alloc)
+		}
+		return cfg.Comm.Router
+	}
+	a, b := prep(spec("bf:rcm", nets)), prep(spec("bf:name-order", nets))
+	if a.Machine != b.Machine {
+		t.Error("two specs given one Networks built the machine twice")
+	}
+	ra := router(a)
+	if router(b) != ra {
+		t.Error("two specs given one Networks built the router twice")
+	}
+	c := *a
+	c.Spec.Alloc = "ff:name-order"
+	if router(&c) != ra {
+		t.Error("a copy of the replay (compare's next allocator) built the router again")
+	}
+	alone := prep(spec("bf:name-order", nil))
+	if alone.Machine == a.Machine || router(alone) == ra {
+		t.Error("a spec without Networks took the shared machine or router")
+	}
+	flit := spec("bf:rcm", nets)
+	flit.Engine = EngineFlit
+	if rp := prep(flit); rp.Machine == a.Machine {
+		t.Error("a flit-engine replay took the shared machine")
+	}
+	// The same figures on the shared router as on one's own.
+	for _, p := range []*Replay{b, &c} {
+		own := prep(spec(p.Spec.Alloc, nil))
+		got, err := p.Run(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := own.Run(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Comm == nil || got.Comm.DistanceClasses != 3 || got.Jobs == 0 {
+			t.Fatalf("%s: no distance classes or no jobs: %+v", p.Spec.Alloc, got.Comm)
+		}
+		got.Seconds, want.Seconds = 0, 0
+		got.AllocTime, want.AllocTime = nil, nil
+		if !reflect.DeepEqual(got.Summary, want.Summary) {
+			t.Errorf("%s: the replay on the shared router reports\n%+v\non its own\n%+v", p.Spec.Alloc, got.Summary, want.Summary)
+		}
+	}
+}
