@@ -1,6 +1,7 @@
 package netsim
 
 import (
+	"context"
 	"slices"
 
 	"github.com/procalloc/procalloc/topo"
@@ -190,13 +191,16 @@ func (r *DragonflyRouter) classes() *classMemo { return &r.hc }
 // group, from every other router of that group, and the local link after it
 // leads from its end in the destination group to the destination's router.
 // O(groups x routers + global links x routers per group).
-func (r *DragonflyRouter) chanDeps(dep func(c1, c2 int32)) int {
+func (r *DragonflyRouter) chanDeps(ctx context.Context, dep func(c1, c2 int32)) (int, error) {
 	longest := 0
 	if r.a > 1 {
 		longest = 1 // inside a group
 	}
 	seen := make([]bool, len(r.lc))
 	for A := range r.G {
+		if ctx.Err() != nil { // a group's routes to every router: 25,000 at 2 x 10^5 hosts
+			return 0, context.Cause(ctx)
+		}
 		for rd := range r.a * r.G {
 			if r.group(rd) == A {
 				continue
@@ -222,7 +226,7 @@ func (r *DragonflyRouter) chanDeps(dep func(c1, c2 int32)) int {
 			longest = max(longest, l)
 		}
 	}
-	return longest
+	return longest, nil
 }
 
 // pairHops is the sum of the minimal routes' lengths over all ordered pairs of

@@ -1,6 +1,7 @@
 package netsim
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/bits"
@@ -181,6 +182,13 @@ type Engine struct {
 // NewEngine returns an idle engine at time 0 on router r. deliver, if not nil, is
 // called for every message when its tail arrives; it may call Send and Stop.
 func NewEngine(r Router, p Params, deliver func(*Delivery)) (*Engine, error) {
+	return NewEngineContext(context.Background(), r, p, deliver)
+}
+
+// NewEngineContext is NewEngine stopped by ctx: finding a graph's or dragonfly's
+// distance classes (seconds at 2 x 10^5 hosts) looks at it, and returns its cause
+// when it ends.
+func NewEngineContext(ctx context.Context, r Router, p Params, deliver func(*Delivery)) (*Engine, error) {
 	if r == nil {
 		return nil, errors.New("netsim: an engine needs a router (nil; NewRouter makes one)")
 	}
@@ -191,7 +199,10 @@ func NewEngine(r Router, p Params, deliver func(*Delivery)) (*Engine, error) {
 	size := int64(1) << bits.Len64(uint64(span))
 	var hc *hopClasses
 	if d, ok := r.(depRouter); ok {
-		hc = d.classes().of(d)
+		var err error
+		if hc, err = d.classes().of(ctx, d); err != nil {
+			return nil, err
+		}
 	}
 	network := r.Channels()
 	if hc != nil {

@@ -1,6 +1,9 @@
 package netsim
 
-import "sync"
+import (
+	"context"
+	"sync"
+)
 
 // Distance classes of the message engine on graphs (Dally and Towles 2004
 // §14.1.2, after Günther 1981; the flit engine's FlitConfig.HopClasses is the same
@@ -29,8 +32,9 @@ type depRouter interface {
 	chanLayout() (off, head []int32, n int)
 	// chanDeps calls dep(c1, c2) for pairs of router-to-router channels that some
 	// route takes one right after the other (every such pair at least once), and
-	// returns the most router-to-router channels of any one route.
-	chanDeps(dep func(c1, c2 int32)) int
+	// returns the most router-to-router channels of any one route; when ctx ends
+	// it stops, returning ctx's cause.
+	chanDeps(ctx context.Context, dep func(c1, c2 int32)) (int, error)
 	// classes returns the router's memo of its distance classes.
 	classes() *classMemo
 }
@@ -40,15 +44,27 @@ type depRouter interface {
 // hosts), so every engine on one router (compare's allocators, a sweep's items)
 // shares one result. Safe for concurrent use.
 type classMemo struct {
-	once sync.Once
+	mu   sync.Mutex
+	done bool
 	h    *hopClasses
 }
 
 // of returns the distance classes of r (whose memo m is), nil when it needs
-// none; the engines only read them.
-func (m *classMemo) of(r depRouter) *hopClasses {
-	m.once.Do(func() { m.h = newHopClasses(r) })
-	return m.h
+// none; the engines only read them. When ctx ends before they are found it
+// returns ctx's cause and keeps nothing, so that a later call finds them (a
+// sync.Once would have kept the stopped search's nil: no classes).
+func (m *classMemo) of(ctx context.Context, r depRouter) (*hopClasses, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.done {
+		return m.h, nil
+	}
+	h, err := newHopClasses(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	m.h, m.done = h, true
+	return h, nil
 }
 
 // hopClasses maps a route's channels to their distance-class channels. Class 0 of
@@ -62,9 +78,15 @@ type hopClasses struct {
 	rr      []int32 // per channel: its index among the router-to-router ones, or -1
 }
 
+// hopClassEvery is how many channels newHopClasses handles between looks at its
+// context: a dragonfly of 2 x 10^5 hosts has 2.2 million router-to-router
+// channels and about 200 million dependency bits, seconds of work under load.
+const hopClassEvery = 1 << 12
+
 // newHopClasses returns the distance classes routing r needs, nil when its
-// channel dependency graph is acyclic (it cannot deadlock).
-func newHopClasses(r depRouter) *hopClasses {
+// channel dependency graph is acyclic (it cannot deadlock). When ctx ends it
+// returns ctx's cause.
+func newHopClasses(ctx context.Context, r depRouter) (*hopClasses, error) {
 	off, head, n := r.chanLayout()
 	nv := len(off) - 1
 	pendant := func(v int32) bool { return int(v) < n && off[v+1]-off[v] == 1 }
@@ -74,6 +96,9 @@ func newHopClasses(r depRouter) *hopClasses {
 	var base []int64
 	var bits int64
 	for v := range nv {
+		if v%hopClassEvery == 0 && ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
 		for c := off[v]; c < off[v+1]; c++ {
 			w := head[c]
 			if pendant(int32(v)) || pendant(w) {
@@ -88,12 +113,15 @@ func newHopClasses(r depRouter) *hopClasses {
 	}
 	base = append(base, bits)
 	set := make([]uint64, (bits+63)/64)
-	longest := r.chanDeps(func(c1, c2 int32) {
+	longest, err := r.chanDeps(ctx, func(c1, c2 int32) {
 		b := base[h.rr[c1]] + int64(c2-off[head[c1]])
 		set[b>>6] |= 1 << (b & 63)
 	})
+	if err != nil {
+		return nil, err
+	}
 	if longest < 2 {
-		return nil
+		return nil, nil
 	}
 	// Kahn's algorithm: the graph is acyclic when every channel can be removed.
 	// The queue holds channels; indeg is by router-to-router index.
@@ -107,6 +135,9 @@ func newHopClasses(r depRouter) *hopClasses {
 	}
 	indeg := make([]int32, h.nrr)
 	for c, k := range h.rr {
+		if c%hopClassEvery == 0 && ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
 		if k >= 0 {
 			each(int32(c), func(c2 int32) { indeg[h.rr[c2]]++ })
 		}
@@ -118,6 +149,9 @@ func newHopClasses(r depRouter) *hopClasses {
 		}
 	}
 	for i := 0; i < len(queue); i++ {
+		if i%hopClassEvery == 0 && ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
 		each(queue[i], func(c2 int32) {
 			if k2 := h.rr[c2]; indeg[k2] > 1 {
 				indeg[k2]--
@@ -128,10 +162,10 @@ func newHopClasses(r depRouter) *hopClasses {
 		})
 	}
 	if len(queue) == int(h.nrr) {
-		return nil
+		return nil, nil
 	}
 	h.classes = int32(longest)
-	return h
+	return h, nil
 }
 
 // channels is the number of network channels with the classes.

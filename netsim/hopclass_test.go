@@ -1,6 +1,7 @@
 package netsim
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -10,6 +11,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/procalloc/procalloc/internal/ctxtest"
 	"github.com/procalloc/procalloc/topo"
 )
 
@@ -146,7 +148,10 @@ func TestHopClassesMatchTheDefinition(t *testing.T) {
 				}
 			}
 		}
-		hc := newHopClasses(dr)
+		hc, err := newHopClasses(context.Background(), dr)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if cyc := hasCycle(deps); cyc != (hc != nil) {
 			t.Fatalf("%s: dependency cycle %v, classes %v", g.Spec(), cyc, hc != nil)
 		}
@@ -311,6 +316,48 @@ func TestHopClassesKeepDeadlockFreeRoutes(t *testing.T) {
 	}
 }
 
+// Finding a dragonfly's distance classes looks at its context every
+// hopClassEvery channels (it took seconds, deaf to Ctrl-C, on 2 x 10^5 hosts), and
+// the engine stops with its cause at every point: NewEngineContext returns
+// context.Canceled, and a whole build finds the same classes as one never stopped.
+func TestHopClassesStopOnContext(t *testing.T) {
+	m, err := topo.ParseMachine("dragonfly:hosts_per_router=1,routers_per_group=32,intergroup_links=1,num_groups=33")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewRouter(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := r.(depRouter)
+	count := ctxtest.NewCounting()
+	hc, err := newHopClasses(count, d)
+	if err != nil || hc == nil {
+		t.Fatalf("classes %v, %v; want classes on a dragonfly", hc, err)
+	}
+	if min := int64(len(hc.rr)) / hopClassEvery; count.Looks() < min {
+		t.Errorf("%d looks at the context over %d channels, want at least %d", count.Looks(), len(hc.rr), min)
+	}
+	deps := ctxtest.NewCounting()
+	if _, err := d.chanDeps(deps, func(c1, c2 int32) {}); err != nil || deps.Looks() < 33 {
+		t.Errorf("the dependencies of 33 groups' routes: %d looks at the context (%v), want one a group at least", deps.Looks(), err)
+	}
+	for k, ctx := range ctxtest.Stops(count.Looks(), 8) {
+		if _, err := NewEngineContext(ctx, r, DefaultParams(), nil); !errors.Is(err, context.Canceled) {
+			t.Fatalf("stopped after %d looks: %v, want context.Canceled", k, err)
+		}
+	}
+	full, err := newHopClasses(context.Background(), d)
+	if err != nil || full.classes != hc.classes || full.nrr != hc.nrr {
+		t.Errorf("%+v, %v; want the counted build's classes", full, err)
+	}
+	// The stopped builds kept nothing in the router's memo: an engine built
+	// after them has the classes.
+	if eng, err := NewEngine(r, DefaultParams(), nil); err != nil || eng.hc == nil || eng.hc.classes != hc.classes {
+		t.Errorf("engine after stopped builds: %v; want one with %d classes", err, hc.classes)
+	}
+}
+
 // countingRouter counts the channel dependency scans (chanDeps) made of the
 // router it wraps; it shares that router's memo of its classes.
 type countingRouter struct {
@@ -318,9 +365,9 @@ type countingRouter struct {
 	scans *atomic.Int32
 }
 
-func (c countingRouter) chanDeps(dep func(c1, c2 int32)) int {
+func (c countingRouter) chanDeps(ctx context.Context, dep func(c1, c2 int32)) (int, error) {
 	c.scans.Add(1)
-	return c.depRouter.chanDeps(dep)
+	return c.depRouter.chanDeps(ctx, dep)
 }
 
 // TestEnginesShareTheirRoutersClasses: engines on one router, four at once in

@@ -1,6 +1,7 @@
 package netsim
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -409,8 +410,11 @@ func (r *GraphRouter) classes() *classMemo { return &r.hc }
 
 // chanDeps is depRouter's: per destination, each vertex's channel towards it and
 // the next one, O(hosts x vertices other than pendant hosts), the table's size.
-func (r *GraphRouter) chanDeps(dep func(c1, c2 int32)) int {
+func (r *GraphRouter) chanDeps(ctx context.Context, dep func(c1, c2 int32)) (int, error) {
 	for dst := range r.n {
+		if dst%64 == 0 && ctx.Err() != nil { // 64 rows of every vertex each
+			return 0, context.Cause(ctx)
+		}
 		row := r.row(dst)
 		for v := range r.nv {
 			if v == dst || r.col[v] < 0 {
@@ -431,7 +435,7 @@ func (r *GraphRouter) chanDeps(dep func(c1, c2 int32)) int {
 			dep(c1, c2)
 		}
 	}
-	return r.longestRR
+	return r.longestRR, nil
 }
 
 // Channels is the number of directed links (twice the edges).

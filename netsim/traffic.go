@@ -113,7 +113,7 @@ func UniformTraffic(ctx context.Context, r Router, p Params, cfg TrafficConfig) 
 
 	start, end := cfg.Warmup, cfg.Warmup+cfg.Measure
 	var inWindow, acceptedFlits, latSum, arrived int64
-	eng, err := NewEngine(r, p, func(d *Delivery) {
+	eng, err := NewEngineContext(ctx, r, p, func(d *Delivery) {
 		if d.Arrived > start && d.Arrived <= end {
 			acceptedFlits += p.MessageFlits
 		}

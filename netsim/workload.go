@@ -1,6 +1,7 @@
 package netsim
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -51,11 +52,17 @@ type Workload struct {
 // when a job's last message has arrived. It also stops the engine's Run, so that the
 // caller can react at that cycle.
 func NewWorkload(r Router, p Params, pat Pattern, seed uint64, done func(tag int, st JobStats)) (*Workload, error) {
+	return NewWorkloadContext(context.Background(), r, p, pat, seed, done)
+}
+
+// NewWorkloadContext is NewWorkload with its engine built by NewEngineContext
+// under ctx.
+func NewWorkloadContext(ctx context.Context, r Router, p Params, pat Pattern, seed uint64, done func(tag int, st JobStats)) (*Workload, error) {
 	if pat == nil {
 		return nil, errors.New("netsim: no communication pattern")
 	}
 	w := &Workload{pat: pat, seed: seed, done: done}
-	eng, err := NewEngine(r, p, w.delivered)
+	eng, err := NewEngineContext(ctx, r, p, w.delivered)
 	if err != nil {
 		return nil, err
 	}

@@ -258,7 +258,7 @@ func runComm(ctx context.Context, res []JobResult, cfg Config, sch scheduler, pl
 		} else if router.Endpoints() != cfg.Machine.N() {
 			return nil, fmt.Errorf("communication: router %s has %d endpoints, the machine %s %d nodes", router.Spec(), router.Endpoints(), cfg.Machine.Spec(), cfg.Machine.N())
 		}
-		wl, err = netsim.NewWorkload(router, c.Params, c.Pattern, c.Seed, jobDone)
+		wl, err = netsim.NewWorkloadContext(ctx, router, c.Params, c.Pattern, c.Seed, jobDone)
 	}
 	if err != nil {
 		return nil, err

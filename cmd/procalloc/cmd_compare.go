@@ -173,6 +173,9 @@ procalloc compare --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --machine
 				if err != nil {
 					return err
 				}
+				if w := tiesCostWarning(base.Machine, base.Metrics, specs); w != "" {
+					e.warnf("%s", w)
+				}
 				// Refused with or without --svg: without it --metric names a
 				// figure no replay will have as surely (it was let through then).
 				if chart.Group == sim.MetricsComm && base.Comm == "" {
@@ -289,7 +292,8 @@ procalloc compare --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --machine
 					interrupted = nil
 				}
 				if interrupted != nil && len(sums) == 0 {
-					return interrupted
+					// A replay of 2 x 10^5 nodes takes minutes: say what is left.
+					return fmt.Errorf("none of the %d replays had finished: nothing written; stopped: %w", len(runs), interrupted)
 				}
 				draw := func(w io.Writer) error { return writeBarChart(w, sums, chart) }
 				if len(loadList) > 1 {
@@ -307,6 +311,9 @@ procalloc compare --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --machine
 						return printCompare(w, sums)
 					}})
 				if err == nil && interrupted != nil {
+					if len(sums) == 1 {
+						return fmt.Errorf("the 1 replay finished of %d was written; stopped: %w", len(runs), interrupted)
+					}
 					return fmt.Errorf("the %d replays finished of %d were written; stopped: %w", len(sums), len(runs), interrupted)
 				}
 				return err

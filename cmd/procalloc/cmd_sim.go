@@ -22,6 +22,7 @@ import (
 	"github.com/procalloc/procalloc/sim"
 	"github.com/procalloc/procalloc/sim/sweep"
 	"github.com/procalloc/procalloc/slurm"
+	"github.com/procalloc/procalloc/topo"
 )
 
 // simFlags are the flags sim and compare share: sim's replay flags, declared from
@@ -297,6 +298,34 @@ func (f *simFlags) spec(ctx context.Context, e *env, allocSpec string) (sim.Spec
 	}
 	printWarnings(e, ws)
 	return s, nil
+}
+
+// tiesCostNodes is the size from which counting the MC1x1 family's ties on a
+// torus or a grid of three or more dimensions is said to be slow (tiesCostWarning).
+const tiesCostNodes = 1 << 15
+
+// tiesCostWarning is the warning for a replay that counts the MC1x1 family's ties
+// (--metrics ties, in the default all) on a torus, or on a grid of three or more
+// dimensions, of more than tiesCostNodes nodes, or "": counting them enumerates the
+// node sets of every tied center, and on such a machine nearly every free node ties
+// (a torus's symmetry), so one decision took minutes at 10^5 nodes (a job of an
+// eighth of torus:40x40x40, 16.9 s of CPU; none of 24,320 nodes on torus:58x58x58
+// in 35 s; docs/reliability.md, "200,000 nodes walked"). A 2D mesh counts them
+// by a faster path. specs are the allocators replayed.
+func tiesCostWarning(m topo.Machine, metrics sim.MetricSet, specs []string) string {
+	if metrics != 0 && !metrics.Has(sim.MetricsTies) {
+		return ""
+	}
+	g, ok := m.(*topo.Grid)
+	if !ok || g.N() <= tiesCostNodes || (len(g.Dims()) < 3 && !slices.Contains(g.Wrap(), true)) {
+		return ""
+	}
+	for _, a := range specs {
+		if name, _, _ := strings.Cut(a, ":"); name == "mc1x1" || name == "mc1x1-greedy" {
+			return fmt.Sprintf("counting %s's ties (--metrics ties, in the default all) on %s (%d nodes) can take minutes a decision; they never change the nodes chosen: --metrics sched,dist,route leaves them out", name, m.Spec(), g.N())
+		}
+	}
+	return ""
 }
 
 // commRow is a row of the network's figures in the sim and compare tables: a
@@ -664,6 +693,9 @@ procalloc sim --trace sim/testdata/sacct-fattree.txt --graph topo/testdata/topol
 				if err != nil {
 					return err
 				}
+				if w := tiesCostWarning(spec.Machine, spec.Metrics, []string{spec.Alloc}); w != "" {
+					e.warnf("%s", w)
+				}
 				if err := readTrace(ctx, e, &spec); err != nil {
 					return err
 				}
@@ -697,6 +729,12 @@ procalloc sim --trace sim/testdata/sacct-fattree.txt --graph topo/testdata/topol
 				var stopped error
 				replay := func() error {
 					r, err := rp.Run(ctx)
+					if err != nil && r == nil && ctx.Err() != nil {
+						// Stopped before the trace's first job finished (one
+						// decision can take minutes on 2 x 10^5 nodes: mc1x1's
+						// ties on a 3D torus): say so, not a bare "interrupted".
+						return fmt.Errorf("the trace's first job (of %d) had not finished: nothing written; stopped: %w", jobs, err)
+					}
 					if err != nil && (r == nil || !r.Interrupted) {
 						return err
 					}

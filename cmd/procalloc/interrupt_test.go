@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -54,9 +55,12 @@ func TestNetsimInterruptWritesFinishedRates(t *testing.T) {
 	}
 }
 
-// Issue 24 row 21: a Ctrl-C during compare --loads writes the replays finished.
-func TestCompareInterruptWritesFinishedReplays(t *testing.T) {
-	dir := t.TempDir()
+// compareStoppedAt runs compare of mc1x1 and genalg on mesh:4x4 (200 jobs, one
+// replay at a time) with extra flags, with a Ctrl-C at the at-th reading of
+// nowFunc (a replay's start, then its end, ...), and returns its standard output
+// and error; it must exit 130.
+func compareStoppedAt(t *testing.T, at int64, dir string, extra ...string) (stdout, stderr []byte) {
+	t.Helper()
 	trace := filepath.Join(dir, "t.txt")
 	var b strings.Builder
 	for i := range 200 {
@@ -71,23 +75,29 @@ func TestCompareInterruptWritesFinishedReplays(t *testing.T) {
 	old := nowFunc
 	defer func() { nowFunc = old }()
 	nowFunc = func() time.Time {
-		if calls.Add(1) == 2 { // the end of the first replay
+		if calls.Add(1) == at {
 			cancel()
 		}
 		return time.Now()
 	}
-	csv := filepath.Join(dir, "c.csv")
 	var out, errb bytes.Buffer
-	code := run(ctx, &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb},
-		[]string{"compare", "--trace", trace, "--machine", "mesh:4x4", "--alloc", "mc1x1,genalg", "--loads", "1,0.5", "--parallel", "1", "--csv", csv, "--json"})
-	if code != exitInterrupted {
+	args := append([]string{"compare", "--trace", trace, "--machine", "mesh:4x4", "--alloc", "mc1x1,genalg", "--parallel", "1"}, extra...)
+	if code := run(ctx, &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}, args); code != exitInterrupted {
 		t.Fatalf("exit %d, want %d: %s", code, exitInterrupted, errb.String())
 	}
+	return out.Bytes(), errb.Bytes()
+}
+
+// Issue 24 row 21: a Ctrl-C during compare --loads writes the replays finished.
+func TestCompareInterruptWritesFinishedReplays(t *testing.T) {
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "c.csv")
+	out, errb := compareStoppedAt(t, 2, dir, "--loads", "1,0.5", "--csv", csv, "--json") // the end of the first replay
 	var o struct {
 		Runs []json.RawMessage `json:"runs"`
 	}
-	if err := json.Unmarshal(out.Bytes(), &o); err != nil {
-		t.Fatalf("%v: %q", err, out.String())
+	if err := json.Unmarshal(out, &o); err != nil {
+		t.Fatalf("%v: %q", err, out)
 	}
 	if len(o.Runs) != 1 {
 		t.Errorf("%d runs written, want the 1 finished", len(o.Runs))
@@ -95,8 +105,25 @@ func TestCompareInterruptWritesFinishedReplays(t *testing.T) {
 	if data, err := os.ReadFile(csv); err != nil || strings.Count(string(data), "\n") != 2 {
 		t.Errorf("csv: %v, %q", err, data)
 	}
-	if !strings.Contains(errb.String(), "1 replays finished of 4 were written") {
-		t.Errorf("stderr %q", errb.String())
+	if !strings.Contains(string(errb), "the 1 replay finished of 4 was written") {
+		t.Errorf("stderr %q", errb)
+	}
+}
+
+// A Ctrl-C during compare before any replay finished (one replay of 2 x 10^5
+// nodes takes minutes) writes nothing and says so, not a bare "interrupted": exit
+// 130, no -o or --csv file.
+func TestCompareInterruptBeforeAnyReplayFinished(t *testing.T) {
+	dir := t.TempDir()
+	csv, out := filepath.Join(dir, "c.csv"), filepath.Join(dir, "o.txt")
+	_, errb := compareStoppedAt(t, 1, dir, "--csv", csv, "-o", out) // the start of the first replay
+	if want := "none of the 2 replays had finished: nothing written; stopped: "; !strings.Contains(string(errb), want) {
+		t.Errorf("stderr %q, want %q", errb, want)
+	}
+	for _, f := range []string{csv, out} {
+		if _, err := os.Stat(f); !os.IsNotExist(err) {
+			t.Errorf("%s written (%v), want nothing", f, err)
+		}
 	}
 }
 
@@ -158,6 +185,44 @@ func TestSimInterruptWritesJobsReplayed(t *testing.T) {
 		}
 		if want := fmt.Sprintf("the first %d jobs of 300, replayed so far, were written, marked interrupted", jobs); !strings.Contains(errb.String(), want) {
 			t.Errorf("stderr %q, want %q", errb.String(), want)
+		}
+	}
+}
+
+// A Ctrl-C during sim before the trace's first job finished (here it runs longest,
+// so no job finishes before it; at 2 x 10^5 nodes one decision can take minutes)
+// writes nothing and says so, rather than a bare "interrupted": exit 130, no -o
+// file, no --per-job file.
+func TestSimInterruptBeforeFirstJobSaysNothingWritten(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "t.txt")
+	var b strings.Builder
+	fmt.Fprintf(&b, "0 2 100000 -1\n")
+	for i := 1; i < 50; i++ {
+		fmt.Fprintf(&b, "%d %d %d -1\n", i, 1+i%5, 10+i%7)
+	}
+	if err := os.WriteFile(trace, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, perJob := filepath.Join(dir, "out.txt"), filepath.Join(dir, "jobs.csv")
+	args := []string{"sim", "--trace", trace, "--machine", "mesh:4x4", "--alloc", "mc1x1", "-o", out, "--per-job", perJob}
+	count := ctxtest.NewCounting()
+	var errb bytes.Buffer
+	if code := run(count, &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: &errb}, args); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	os.Remove(out)
+	os.Remove(perJob)
+	errb.Reset()
+	if code := run(ctxtest.StopAfter(count.Looks()/2), &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: &errb}, args); code != exitInterrupted {
+		t.Fatalf("exit %d, want %d: %s", code, exitInterrupted, errb.String())
+	}
+	if want := "the trace's first job (of 50) had not finished: nothing written; stopped: "; !strings.Contains(errb.String(), want) {
+		t.Errorf("stderr %q, want %q", errb.String(), want)
+	}
+	for _, f := range []string{out, perJob} {
+		if _, err := os.Stat(f); !os.IsNotExist(err) {
+			t.Errorf("%s written (%v), want nothing", f, err)
 		}
 	}
 }
