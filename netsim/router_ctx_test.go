@@ -5,7 +5,6 @@ import (
 	"errors"
 	"math/rand/v2"
 	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/procalloc/procalloc/internal/ctxtest"
@@ -78,32 +77,20 @@ func TestDragonflyRouterContextNoDragonfly(t *testing.T) {
 // position), each once, on the small dragonflies from their specs and numbered
 // at random in files: the build sorts them group by group.
 func TestDragonflyLinksInOrder(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 41))
-	for _, spec := range smallDragonflies {
-		m, err := topo.ParseMachine(spec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		g := m.(*topo.Graph)
-		f, err := topo.ReadGraph(strings.NewReader(relabelledEdgeList(g, relabelling(g, rng, false))))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, g := range []*topo.Graph{g, f} {
-			r := NewDragonflyRouter(g)
-			seen := map[int32]bool{}
-			for A := range r.G {
-				for B := range r.G {
-					lo, hi := int(r.lOff[A*r.G+B]), int(r.lOff[A*r.G+B+1])
-					for i := lo; i < hi; i++ {
-						x, y := r.lx[i], r.ly[i]
-						if r.group(int(x)) != A || r.group(int(y)) != B || seen[r.lc[i]] {
-							t.Fatalf("%s: link %d of groups %d to %d: %d-%d (channel %d, seen %v)", g.Spec(), i, A, B, x, y, r.lc[i], seen[r.lc[i]])
-						}
-						seen[r.lc[i]] = true
-						if i > lo && (x < r.lx[i-1] || x == r.lx[i-1] && y <= r.ly[i-1]) {
-							t.Fatalf("%s: groups %d to %d: link %d-%d after %d-%d", g.Spec(), A, B, x, y, r.lx[i-1], r.ly[i-1])
-						}
+	for _, g := range smallDragonflyGraphs(t, rand.New(rand.NewPCG(7, 41))) {
+		r := NewDragonflyRouter(g)
+		seen := map[int32]bool{}
+		for A := range r.G {
+			for B := range r.G {
+				lo, hi := int(r.lOff[A*r.G+B]), int(r.lOff[A*r.G+B+1])
+				for i := lo; i < hi; i++ {
+					x, y := r.lx[i], r.ly[i]
+					if r.group(int(x)) != A || r.group(int(y)) != B || seen[r.lc[i]] {
+						t.Fatalf("%s: link %d of groups %d to %d: %d-%d (channel %d, seen %v)", g.Spec(), i, A, B, x, y, r.lc[i], seen[r.lc[i]])
+					}
+					seen[r.lc[i]] = true
+					if i > lo && (x < r.lx[i-1] || x == r.lx[i-1] && y <= r.ly[i-1]) {
+						t.Fatalf("%s: groups %d to %d: link %d-%d after %d-%d", g.Spec(), A, B, x, y, r.lx[i-1], r.ly[i-1])
 					}
 				}
 			}

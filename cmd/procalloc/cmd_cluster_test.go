@@ -57,19 +57,11 @@ func TestClusterDefaultTimeLimit(t *testing.T) {
 		{[]string{"--time-limit", "0"}, 0},
 		{[]string{"--time-limit", "5s"}, 5},
 	} {
-		args := append([]string{"cluster", "--k", "21", "--json"}, tc.args...)
-		code, out, stderr := runCLI(t, "", args...)
-		if code != 0 {
-			t.Fatalf("%v: exit %d: %s", tc.args, code, stderr)
-		}
-		var r map[string]any
-		if err := json.Unmarshal([]byte(out), &r); err != nil {
-			t.Fatal(err)
-		}
+		r, _ := runJSONObject(t, append([]string{"cluster", "--k", "21", "--json"}, tc.args...)...)
 		if got, ok := r["time_limit"].(float64); ok != (tc.want > 0) || got != tc.want || r["optimal"] != true {
 			t.Errorf("%v: time_limit %v (present %v), optimal %v; want %v and a proof", tc.args, r["time_limit"], ok, r["optimal"], tc.want)
 		}
-		code, out, _ = runCLI(t, "", append([]string{"cluster", "--k", "21"}, tc.args...)...)
+		code, out, _ := runCLI(t, "", append([]string{"cluster", "--k", "21"}, tc.args...)...)
 		if has := strings.Contains(out, "time limit  "); code != 0 || has != (tc.want > 0) {
 			t.Errorf("%v: the text's time limit line shown %v, want %v:\n%s", tc.args, has, tc.want > 0, out)
 		}
