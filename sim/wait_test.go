@@ -443,7 +443,7 @@ func TestBlockWaitsAgainstConsec(t *testing.T) {
 // replays with the memos and with every size asked again agree job by job. The memo
 // of EASY's backfill (placeBesides) left WaitedForBlock unset for the jobs it
 // refused without asking: LANL-CM5 on mesh:32x32 with bt under EASY counted 11,232
-// jobs that waited for a block instead of 19,079 (2fac9e48..dbf68c0d, 722c5322).
+// jobs that waited for a block instead of 19,079 (since 722c5322, 2026-12-04).
 func TestRefusalMemosKeepBlockWaits(t *testing.T) {
 	m := topo.Mesh(8, 8)
 	rng := rand.New(rand.NewPCG(37, 38))
