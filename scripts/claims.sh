@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # claims.sh (make claims): re-runs the figures that README.md and docs/ quote and that
-# regenerate in reasonable time (about five minutes on two cores), checks each against
-# the page that quotes it, and lists the claims it did not re-run, with why and the
+# regenerate in reasonable time (about ten minutes on two shared cores, 2026-12-07),
+# checks each against the page that quotes it, and lists the claims it did not re-run,
+# with why and the
 # command that does.
 #
 # A check runs one command and names the figures the page quotes: it is "ok" when the
