@@ -83,3 +83,62 @@ func TestReplaysShareTheRouter(t *testing.T) {
 		}
 	}
 }
+
+// A Networks drops a machine with the last replay announced for it (Expect), keeps
+// it while one is left, and keeps the machines of replays never announced; the
+// function of a replay that does not take part, and a second call, change nothing.
+func TestNetworksDropAMachineAfterItsLastReplay(t *testing.T) {
+	spec := func(machine string, nets *Networks) *Spec {
+		s := DefaultSpec()
+		s.Trace, s.To = "testdata/KTH-SP2-1996-2.converted.txt.gz", "200000"
+		s.MachineSpec, s.Alloc, s.Comm, s.DropLarger = machine, "bf:rcm", "all-to-all", true
+		s.Networks = nets
+		return &s
+	}
+	prep := func(s *Spec) *Replay {
+		t.Helper()
+		rp, err := s.Prepare()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rp
+	}
+	nets := &Networks{}
+	mesh, torus := spec("mesh:10x10", nets), spec("torus:8x8", nets)
+	none := spec("mesh:10x10", nets)
+	none.Comm = ""
+	endMesh1, endMesh2, endTorus, endNone := nets.Expect(mesh), nets.Expect(mesh), nets.Expect(torus), nets.Expect(none)
+	if got := nets.Machines(); got != 0 {
+		t.Fatalf("%d machines held before any replay, want 0", got)
+	}
+	first := prep(mesh).Machine
+	endMesh1()
+	endMesh1() // a second call changes nothing
+	endNone()  // nor does one of a replay without communication
+	if got := nets.Machines(); got != 1 {
+		t.Fatalf("after the first of two mesh replays, %d machines held, want 1", got)
+	}
+	if prep(mesh).Machine != first {
+		t.Error("the second mesh replay built the machine again")
+	}
+	endMesh2()
+	if got := nets.Machines(); got != 0 {
+		t.Fatalf("after the last mesh replay, %d machines held, want 0", got)
+	}
+	prep(torus)
+	if got := nets.Machines(); got != 1 {
+		t.Fatalf("during the torus replay, %d machines held, want 1", got)
+	}
+	endTorus()
+	if got := nets.Machines(); got != 0 {
+		t.Fatalf("after the torus replay, %d machines held, want 0", got)
+	}
+	// Replays never announced keep their machine for the next.
+	again := prep(mesh).Machine
+	if again == first {
+		t.Error("a mesh replay after the last announced one got the dropped machine")
+	}
+	if prep(mesh).Machine != again || nets.Machines() != 1 {
+		t.Error("replays never announced do not share their machine")
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -44,7 +45,8 @@ type Spec struct {
 	// Networks, when set, shares the machine of MachineSpec and its message
 	// engine's router among the replays given the same Networks (a sweep's items):
 	// with Comm on the message engine, each machine spec is built, and its router's
-	// distance classes found, once.
+	// distance classes found, once while replays announced to it (Networks.Expect)
+	// still need it.
 	Networks *Networks
 	// Stdin, when set, is what a file named "-" reads (GraphFile, NodeNameMap,
 	// HostsFile), once; nil: "-" is a file's name.
@@ -630,8 +632,9 @@ func (s *sharedRouter) get(m topo.Machine) (netsim.Router, error) {
 
 // Networks shares machines and the message engine's routers among replays
 // (Spec.Networks): only those with Comm on the message engine whose machine is a
-// MachineSpec take part, the others build their own. It keeps what it has built
-// until it is dropped. The zero value is ready; safe for concurrent use.
+// MachineSpec take part, the others build their own. A machine is kept until the
+// last replay Expect announced for it has ended, or, when none was announced,
+// until the Networks is dropped. The zero value is ready; safe for concurrent use.
 type Networks struct {
 	mu sync.Mutex
 	by map[string]*sharedNet
@@ -642,6 +645,79 @@ type sharedNet struct {
 	mu     sync.Mutex // held while the machine is built
 	m      topo.Machine
 	router sharedRouter
+	built  atomic.Bool // m is set
+	// left is the number of replays announced (Expect) that have not ended;
+	// the entry is dropped when it falls to 0.
+	left int
+}
+
+// sharedKey is the key of s's machine in a Networks, or "" when s does not take
+// part: no communication, the flit engine, or a machine not named by a spec.
+func sharedKey(s *Spec) string {
+	if s.Comm == "" || s.Engine == EngineFlit || s.Machine != nil || s.GraphFile != "" {
+		return ""
+	}
+	return s.MachineSpec
+}
+
+// entry returns key's entry, made when missing; n.mu is held.
+func (n *Networks) entry(key string) *sharedNet {
+	if n.by == nil {
+		n.by = map[string]*sharedNet{}
+	}
+	sn := n.by[key]
+	if sn == nil {
+		sn = &sharedNet{}
+		n.by[key] = sn
+	}
+	return sn
+}
+
+// Expect announces a replay of s to come and returns the function to call once
+// it has ended (run, failed or never prepared): after the last announced replay of
+// a machine has ended, the Networks drops that machine and its router, so that
+// replays run in machine order (a sweep's items, on one trace) hold one machine at
+// a time, not every one they used. A replay of the machine after that builds it
+// again. For a replay that does not take part the function does nothing. Call
+// Expect for every replay before the first is run; call each function once.
+func (n *Networks) Expect(s *Spec) (done func()) {
+	key := sharedKey(s)
+	if key == "" {
+		return func() {}
+	}
+	n.mu.Lock()
+	n.entry(key).left++
+	n.mu.Unlock()
+	var once sync.Once
+	return func() { once.Do(func() { n.release(key) }) }
+}
+
+// release ends one announced replay of key's machine, dropping the machine with
+// the last one.
+func (n *Networks) release(key string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	sn := n.by[key]
+	if sn == nil || sn.left == 0 {
+		return
+	}
+	if sn.left--; sn.left == 0 {
+		delete(n.by, key)
+	}
+}
+
+// Machines is the number of machines the Networks holds now (built and not
+// dropped).
+func (n *Networks) Machines() int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	k := 0
+	for _, sn := range n.by {
+		if sn.built.Load() {
+			k++
+		}
+	}
+	return k
 }
 
 // share gives s the shared machine of its MachineSpec and returns the router to
@@ -649,18 +725,12 @@ type sharedNet struct {
 // (Resolve then says why) or ctx ended while the machine was built (nothing is
 // kept: the next replay builds it).
 func (n *Networks) share(ctx context.Context, s *Spec) *sharedRouter {
-	if s.Comm == "" || s.Engine == EngineFlit || s.Machine != nil || s.GraphFile != "" || s.MachineSpec == "" {
+	key := sharedKey(s)
+	if key == "" {
 		return nil
 	}
 	n.mu.Lock()
-	if n.by == nil {
-		n.by = map[string]*sharedNet{}
-	}
-	sn := n.by[s.MachineSpec]
-	if sn == nil {
-		sn = &sharedNet{}
-		n.by[s.MachineSpec] = sn
-	}
+	sn := n.entry(key)
 	n.mu.Unlock()
 	sn.mu.Lock()
 	defer sn.mu.Unlock()
@@ -670,6 +740,7 @@ func (n *Networks) share(ctx context.Context, s *Spec) *sharedRouter {
 			return nil
 		}
 		sn.m = m
+		sn.built.Store(true)
 	}
 	s.Machine = sn.m
 	return &sn.router
