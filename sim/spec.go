@@ -42,11 +42,11 @@ type Spec struct {
 	// TraceData, when set, is replayed instead of reading a trace: several replays of
 	// one trace (compare, a grid) read it once. It is not modified.
 	TraceData *Trace
-	// Networks, when set, shares the machine of MachineSpec and its message
-	// engine's router among the replays given the same Networks (a sweep's items):
-	// with Comm on the message engine, each machine spec is built, and its router's
-	// distance classes found, once while replays announced to it (Networks.Expect)
-	// still need it.
+	// Networks, when set, shares the machine of MachineSpec and its routing (the
+	// message engine's router, the flit engine's tables) among the replays given
+	// the same Networks (a sweep's items): with Comm, each machine spec is built,
+	// and its router's distance classes found, once while replays announced to it
+	// (Networks.Expect) still need it.
 	Networks *Networks
 	// Stdin, when set, is what a file named "-" reads (GraphFile, NodeNameMap,
 	// HostsFile), once; nil: "-" is a file's name.
@@ -611,17 +611,22 @@ type Replay struct {
 	// files reads the ranking and topology files the allocator names; copies of
 	// the replay share it, so that each file's warnings are kept once.
 	files *Files
-	// router is the message engine's router (Comm.Router), built on first use;
-	// copies of the replay (compare's allocators) share it and its distance
-	// classes. nil without Spec.Comm on the message engine.
+	// router is the message engine's router (Comm.Router) or the flit engine's
+	// tables (Comm.FlitNetwork), built on first use; copies of the replay
+	// (compare's allocators) share them. nil without Spec.Comm.
 	router *sharedRouter
 }
 
-// sharedRouter is a machine's router built once for the replays that share it.
+// sharedRouter is a machine's routing built once for the replays that share it:
+// the message engine's router, the flit engine's tables.
 type sharedRouter struct {
 	once sync.Once
 	r    netsim.Router
 	err  error
+
+	flitOnce sync.Once
+	flit     *netsim.FlitNetwork
+	flitErr  error
 }
 
 // get returns the router of m, built on the first call.
@@ -630,8 +635,14 @@ func (s *sharedRouter) get(m topo.Machine) (netsim.Router, error) {
 	return s.r, s.err
 }
 
-// Networks shares machines and the message engine's routers among replays
-// (Spec.Networks): only those with Comm on the message engine whose machine is a
+// getFlit returns the flit engine's tables of m, built on the first call.
+func (s *sharedRouter) getFlit(m topo.Machine) (*netsim.FlitNetwork, error) {
+	s.flitOnce.Do(func() { s.flit, s.flitErr = netsim.NewFlitNetwork(m) })
+	return s.flit, s.flitErr
+}
+
+// Networks shares machines, the message engine's routers and the flit engine's
+// tables among replays (Spec.Networks): only those with Comm whose machine is a
 // MachineSpec take part, the others build their own. A machine is kept until the
 // last replay Expect announced for it has ended, or, when none was announced,
 // until the Networks is dropped. The zero value is ready; safe for concurrent use.
@@ -652,9 +663,9 @@ type sharedNet struct {
 }
 
 // sharedKey is the key of s's machine in a Networks, or "" when s does not take
-// part: no communication, the flit engine, or a machine not named by a spec.
+// part: no communication, or a machine not named by a spec.
 func sharedKey(s *Spec) string {
-	if s.Comm == "" || s.Engine == EngineFlit || s.Machine != nil || s.GraphFile != "" {
+	if s.Comm == "" || s.Machine != nil || s.GraphFile != "" {
 		return ""
 	}
 	return s.MachineSpec
@@ -835,7 +846,7 @@ func (s *Spec) PrepareContext(ctx context.Context) (*Replay, error) {
 			n, n*jobBytes(1)/1e9, MaxJobBytes>>30)
 	}
 	rp := &Replay{Spec: *s, Machine: m, Trace: tr, Jobs: tr.Jobs, files: files}
-	if rp.router = shared; shared == nil && s.Comm != "" && s.Engine != EngineFlit {
+	if rp.router = shared; shared == nil && s.Comm != "" {
 		rp.router = &sharedRouter{}
 	}
 	rp.Spec.Machine = m
@@ -983,6 +994,10 @@ func (rp *Replay) Config(ctx context.Context) (Config, error) {
 				return Config{}, err
 			}
 			cfg.Comm.Engine, cfg.Comm.Flit = EngineFlit, fc
+			if rp.router != nil {
+				// A machine the engine cannot model: runComm says so.
+				cfg.Comm.FlitNetwork, _ = rp.router.getFlit(m)
+			}
 		} else if rp.router != nil {
 			// A machine without a router: runComm says so, as without sharing.
 			cfg.Comm.Router, _ = rp.router.get(m)
