@@ -1,83 +1,115 @@
 package sim
 
 import (
+	"cmp"
 	"context"
 	"reflect"
 	"testing"
-
-	"github.com/procalloc/procalloc/netsim"
 )
 
-// TestReplaysShareTheRouter: the replays of one machine share its message-engine
-// router, so its distance classes are found once: the copies of a Replay (compare's
-// allocators) and specs given one Networks (a sweep's items, compare's load factors)
-// get the same machine and router; a replay on the shared router reports what it
-// reports on its own; a replay without Networks builds its own.
-func TestReplaysShareTheRouter(t *testing.T) {
+// TestReplaysShareTheRouting: the replays of one machine share its routing, the
+// message engine's router (so its distance classes are found once) or the flit
+// engine's tables (netsim.FlitNetwork): the copies of a Replay (compare's
+// allocators) and specs given one Networks (a sweep's items, compare's load
+// factors) get the same machine and routing; a replay on the shared routing reports
+// what it reports on its own; a replay without Networks builds its own.
+func TestReplaysShareTheRouting(t *testing.T) {
 	ctx := context.Background()
-	spec := func(a string, nets *Networks) Spec {
-		s := DefaultSpec()
-		s.Trace, s.To = "testdata/KTH-SP2-1996-2.converted.txt.gz", "200000"
-		s.MachineSpec, s.Alloc, s.Comm = "dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=13", a, "all-to-all"
-		s.Networks = nets
-		return s
-	}
-	nets := &Networks{}
-	prep := func(s Spec) *Replay {
-		t.Helper()
-		rp, err := s.Prepare()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return rp
-	}
-	router := func(rp *Replay) any {
-		t.Helper()
-		cfg, err := rp.Config(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if cfg.Comm == nil || cfg.Comm.Router == nil {
-			t.Fatalf("%s: no router in the configuration", rp.Spec.Alloc)
-		}
-		return cfg.Comm.Router
-	}
-	a, b := prep(spec("bf:rcm", nets)), prep(spec("bf:name-order", nets))
-	if a.Machine != b.Machine {
-		t.Error("two specs given one Networks built the machine twice")
-	}
-	ra := router(a)
-	if router(b) != ra {
-		t.Error("two specs given one Networks built the router twice")
-	}
-	c := *a
-	c.Spec.Alloc = "ff:name-order"
-	if router(&c) != ra {
-		t.Error("a copy of the replay (compare's next allocator) built the router again")
-	}
-	alone := prep(spec("bf:name-order", nil))
-	if alone.Machine == a.Machine || router(alone) == ra {
-		t.Error("a spec without Networks took the shared machine or router")
-	}
-	// The same figures on the shared router as on one's own.
-	for _, p := range []*Replay{b, &c} {
-		own := prep(spec(p.Spec.Alloc, nil))
-		got, err := p.Run(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := own.Run(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got.Comm == nil || got.Comm.DistanceClasses != 3 || got.Jobs == 0 {
-			t.Fatalf("%s: no distance classes or no jobs: %+v", p.Spec.Alloc, got.Comm)
-		}
-		got.Seconds, want.Seconds = 0, 0
-		got.AllocTime, want.AllocTime = nil, nil
-		if !reflect.DeepEqual(got.Summary, want.Summary) {
-			t.Errorf("%s: the replay on the shared router reports\n%+v\non its own\n%+v", p.Spec.Alloc, got.Summary, want.Summary)
-		}
+	for _, c := range []struct {
+		engine Engine
+		set    func(*Spec)
+		// routing is the shared routing in a configuration, nil without it.
+		routing func(*Comm) any
+		// ok says whether a report has the communication figures looked for.
+		ok func(*Report) bool
+	}{
+		{EngineMessage, func(s *Spec) { s.To, s.Comm = "200000", "all-to-all" },
+			func(c *Comm) any {
+				if c.Router == nil {
+					return nil
+				}
+				return c.Router
+			},
+			func(r *Report) bool { return r.Comm.DistanceClasses == 3 && r.Jobs > 0 }},
+		{EngineFlit, func(s *Spec) {
+			s.To, s.Comm, s.DropLarger = "400000", "n-body", true
+			s.Flit.HopClasses, s.Flit.VCs = true, 3 // deadlock-free on a dragonfly
+		},
+			func(c *Comm) any {
+				if c.FlitNetwork == nil {
+					return nil
+				}
+				return c.FlitNetwork
+			},
+			func(r *Report) bool { return r.Comm.Messages > 0 && r.Jobs > 1 }},
+	} {
+		t.Run(cmp.Or(string(c.engine), "message"), func(t *testing.T) {
+			spec := func(a string, nets *Networks) Spec {
+				s := DefaultSpec()
+				s.Trace = "testdata/KTH-SP2-1996-2.converted.txt.gz"
+				s.MachineSpec, s.Alloc, s.Engine = "dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=13", a, c.engine
+				c.set(&s)
+				s.Networks = nets
+				return s
+			}
+			prep := func(s Spec) *Replay {
+				t.Helper()
+				rp, err := s.Prepare()
+				if err != nil {
+					t.Fatal(err)
+				}
+				return rp
+			}
+			routing := func(rp *Replay) any {
+				t.Helper()
+				cfg, err := rp.Config(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if cfg.Comm == nil || cfg.Comm.Engine != c.engine || c.routing(cfg.Comm) == nil {
+					t.Fatalf("%s: no routing in the configuration", rp.Spec.Alloc)
+				}
+				return c.routing(cfg.Comm)
+			}
+			nets := &Networks{}
+			a, b := prep(spec("bf:rcm", nets)), prep(spec("bf:name-order", nets))
+			if a.Machine != b.Machine {
+				t.Error("two specs given one Networks built the machine twice")
+			}
+			ra := routing(a)
+			if routing(b) != ra {
+				t.Error("two specs given one Networks built the routing twice")
+			}
+			cp := *a
+			cp.Spec.Alloc = "ff:name-order"
+			if routing(&cp) != ra {
+				t.Error("a copy of the replay (compare's next allocator) built the routing again")
+			}
+			alone := prep(spec("bf:name-order", nil))
+			if alone.Machine == a.Machine || routing(alone) == ra {
+				t.Error("a spec without Networks took the shared machine or routing")
+			}
+			// The same figures on the shared routing as on one's own.
+			for _, p := range []*Replay{b, &cp} {
+				own := prep(spec(p.Spec.Alloc, nil))
+				got, err := p.Run(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := own.Run(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got.Comm == nil || !c.ok(got) {
+					t.Fatalf("%s: not the communication figures looked for (%d jobs): %+v", p.Spec.Alloc, got.Jobs, got.Comm)
+				}
+				got.Seconds, want.Seconds = 0, 0
+				got.AllocTime, want.AllocTime = nil, nil
+				if !reflect.DeepEqual(got.Summary, want.Summary) {
+					t.Errorf("%s: the replay on the shared routing reports\n%+v\non its own\n%+v", p.Spec.Alloc, got.Summary, want.Summary)
+				}
+			}
+		})
 	}
 }
 
@@ -137,76 +169,5 @@ func TestNetworksDropAMachineAfterItsLastReplay(t *testing.T) {
 	}
 	if prep(mesh).Machine != again || nets.Machines() != 1 {
 		t.Error("replays never announced do not share their machine")
-	}
-}
-
-// The flit engine's tables (netsim.FlitNetwork) are shared as the message engine's
-// router is: the copies of a Replay and specs given one Networks get the machine's
-// one, a spec without Networks its own, and a replay on the shared tables reports
-// what it reports on its own tables.
-func TestFlitReplaysShareTheTables(t *testing.T) {
-	ctx := context.Background()
-	spec := func(a string, nets *Networks) Spec {
-		s := DefaultSpec()
-		s.Trace, s.To, s.DropLarger = "testdata/KTH-SP2-1996-2.converted.txt.gz", "400000", true
-		s.MachineSpec, s.Alloc, s.Comm, s.Engine = "dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=13", a, "n-body", EngineFlit
-		s.Flit.HopClasses, s.Flit.VCs = true, 3 // deadlock-free on a dragonfly
-		s.Networks = nets
-		return s
-	}
-	prep := func(s Spec) *Replay {
-		t.Helper()
-		rp, err := s.Prepare()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return rp
-	}
-	tables := func(rp *Replay) *netsim.FlitNetwork {
-		t.Helper()
-		cfg, err := rp.Config(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if cfg.Comm == nil || cfg.Comm.FlitNetwork == nil || cfg.Comm.FlitNetwork.Machine() != rp.Machine {
-			t.Fatalf("%s: no flit tables of the machine in the configuration", rp.Spec.Alloc)
-		}
-		return cfg.Comm.FlitNetwork
-	}
-	nets := &Networks{}
-	a, b := prep(spec("bf:rcm", nets)), prep(spec("bf:name-order", nets))
-	if a.Machine != b.Machine {
-		t.Error("two flit specs given one Networks built the machine twice")
-	}
-	ta := tables(a)
-	if tables(b) != ta {
-		t.Error("two flit specs given one Networks built the tables twice")
-	}
-	c := *a
-	c.Spec.Alloc = "ff:name-order"
-	if tables(&c) != ta {
-		t.Error("a copy of the flit replay (compare's next allocator) built the tables again")
-	}
-	if alone := prep(spec("bf:rcm", nil)); tables(alone) == ta {
-		t.Error("a spec without Networks took the shared tables")
-	}
-	for _, p := range []*Replay{b} {
-		own := prep(spec(p.Spec.Alloc, nil))
-		got, err := p.Run(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := own.Run(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got.Comm == nil || got.Comm.Messages == 0 || got.Jobs < 2 {
-			t.Fatalf("%s: no messages or under two jobs: %d jobs, %+v", p.Spec.Alloc, got.Jobs, got.Comm)
-		}
-		got.Seconds, want.Seconds = 0, 0
-		got.AllocTime, want.AllocTime = nil, nil
-		if !reflect.DeepEqual(got.Summary, want.Summary) {
-			t.Errorf("%s: the flit replay on the shared tables reports\n%+v\non its own\n%+v", p.Spec.Alloc, got.Summary, want.Summary)
-		}
 	}
 }
