@@ -14,6 +14,9 @@
 # and its load). Exit status 1 when a check differs.
 #
 # usage: scripts/claims.sh [PROCALLOC]   (default bin/procalloc, as make build)
+# CLAIMS_ONLY=REGEX runs only the checks whose whole name matches the extended regular
+# expression (e.g. CLAIMS_ONLY='ptas-.*|clusters-fig2'), for a page just edited; the
+# others are not counted. Set-up steps between checks still run.
 # Outputs are kept in out/claims/.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,10 +29,15 @@ GO=${GO:-go}
 command -v jq >/dev/null || { echo "$0: jq not found (apt-get install jq)" >&2; exit 1; }
 shared=${PROCALLOC_SHARED:-$root/../shared}
 ok=0 differ=0 skipped=0
+only=${CLAIMS_ONLY:-}
+
+# selected NAME: whether CLAIMS_ONLY lets check NAME run.
+selected() { [[ -z $only || $1 =~ ^($only)$ ]]; }
 
 # check NAME PAGE FIGURES -- COMMAND...: FIGURES are separated by '|'; the command's
 # output goes to out/claims/NAME.txt.
 check() {
+	selected "$1" || return 0
 	local name=$1 page=$2 figs=$3
 	shift 4
 	local log="$out/$name.txt" missing=() fig t0 t1
@@ -56,6 +64,7 @@ check() {
 }
 
 skip() { # NAME PAGE WHY
+	selected "$1" || return 0
 	printf '%-28s skipped  %s: %s\n' "$1" "$2" "$3"
 	skipped=$((skipped + 1))
 }
@@ -66,6 +75,7 @@ skip() { # NAME PAGE WHY
 # that a command printing nothing fails). Used where the page quotes a table or an
 # output block rather than single figures.
 check_lines() {
+	selected "$1" || return 0
 	local name=$1 page=$2 mode=$3 want=$4
 	shift 5
 	local log="$out/$name.txt" rows=0 missing=0 line t0 t1
