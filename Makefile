@@ -79,6 +79,7 @@ demo: build
 
 # claims re-runs the figures README.md and docs/ quote that regenerate in minutes,
 # checks them against the pages, and lists those it does not re-run (and how to).
+# CLAIMS_ONLY=REGEX (e.g. make claims CLAIMS_ONLY='ptas-.*') runs only the checks named.
 claims: build
 	@GO=$(GO) bash scripts/claims.sh $(BIN)
 

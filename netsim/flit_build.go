@@ -14,10 +14,36 @@ func NewFlitEngine(m topo.Machine, cfg FlitConfig, deliver func(*Delivery)) (*Fl
 	if err := cfg.CheckMachine(m); err != nil {
 		return nil, err
 	}
-	e := &FlitEngine{cfg: cfg, m: m, spec: m.Spec(), vcs: int32(cfg.VCs), vcBuf: int32(cfg.VCBuffer), deliver: deliver}
+	n, err := NewFlitNetwork(m)
+	if err != nil {
+		return nil, err
+	}
+	return NewFlitEngineOn(n, cfg, deliver)
+}
+
+// FlitNetwork is what flit engines read of a machine and never change: on a graph
+// its routing (the DragonflyRouter, or the GraphRouter's next-hop table) and its
+// ports (each vertex's neighbours in port order, the links between ports), which
+// take the larger part of an engine's building on a large graph. Built once, it is
+// shared by the engines on the machine (NewFlitEngineOn, NewFlitWorkloadOn), also
+// concurrently: they only read it. A grid's engine builds its own ports, a matter
+// of arithmetic.
+type FlitNetwork struct {
+	m     topo.Machine
+	graph nextHopper // the graph's routing; nil on a grid
+	nbr   [][]int32  // neighbours of each vertex, ascending (port order)
+	// base and np are each vertex's first global port and number of ports;
+	// portRouter, outDown, inUp and termPort are the engine's (FlitEngine).
+	base, np                            []int32
+	portRouter, outDown, inUp, termPort []int32
+}
+
+// NewFlitNetwork builds the flit engine's tables of machine m: the routing and
+// ports of a graph; nothing more than m on a grid.
+func NewFlitNetwork(m topo.Machine) (*FlitNetwork, error) {
 	switch g := m.(type) {
 	case *topo.Grid:
-		e.buildGrid(g)
+		return &FlitNetwork{m: m}, nil
 	case *topo.Graph:
 		var r nextHopper
 		if df := NewDragonflyRouter(g); df != nil {
@@ -29,9 +55,29 @@ func NewFlitEngine(m topo.Machine, cfg FlitConfig, deliver func(*Delivery)) (*Fl
 			}
 			r = gr
 		}
-		e.buildGraph(g, r)
-	default:
-		return nil, fmt.Errorf("flit engine: no model for machine %s", m.Spec())
+		return newFlitGraph(g, r), nil
+	}
+	return nil, fmt.Errorf("flit engine: no model for machine %s", m.Spec())
+}
+
+// Machine is the network's machine.
+func (n *FlitNetwork) Machine() topo.Machine { return n.m }
+
+// NewFlitEngineOn is NewFlitEngine on the tables of n (NewFlitNetwork), which it
+// shares with the other engines on them.
+func NewFlitEngineOn(n *FlitNetwork, cfg FlitConfig, deliver func(*Delivery)) (*FlitEngine, error) {
+	if n == nil || n.m == nil {
+		return nil, fmt.Errorf("flit engine: no network (nil)")
+	}
+	m := n.m
+	if err := cfg.CheckMachine(m); err != nil {
+		return nil, err
+	}
+	e := &FlitEngine{cfg: cfg, m: m, spec: m.Spec(), vcs: int32(cfg.VCs), vcBuf: int32(cfg.VCBuffer), deliver: deliver}
+	if g, ok := m.(*topo.Grid); ok {
+		e.buildGrid(g)
+	} else {
+		e.useGraph(n)
 	}
 	if e.nterm < 1 {
 		return nil, fmt.Errorf("flit engine: %s has no nodes", m.Spec())
@@ -194,49 +240,67 @@ func (e *FlitEngine) buildGrid(g *topo.Grid) {
 	}
 }
 
-// buildGraph gives vertex v one port per neighbour (ascending) and, for a host, a
-// buildGraph gives vertex v one port per neighbour (ascending) and, for a host, a
+// newFlitGraph gives vertex v one port per neighbour (ascending) and, for a host, a
 // terminal port last.
-func (e *FlitEngine) buildGraph(g *topo.Graph, r nextHopper) {
-	e.graph = r
+func newFlitGraph(g *topo.Graph, r nextHopper) *FlitNetwork {
 	nv, n := g.Vertices(), g.N()
-	e.nterm = n
-	e.nbr = make([][]int32, nv)
-	e.routers = make([]frouter, nv)
-	e.termPort = make([]int32, n)
+	f := &FlitNetwork{m: g, graph: r, nbr: make([][]int32, nv), base: make([]int32, nv), np: make([]int32, nv), termPort: make([]int32, n)}
 	var nb []int
 	for v := range nv {
 		nb = g.Neighbors(v, nb[:0])
 		slices.Sort(nb)
 		nb = slices.Compact(nb)
 		for _, w := range nb {
-			e.nbr[v] = append(e.nbr[v], int32(w))
+			f.nbr[v] = append(f.nbr[v], int32(w))
 		}
-		base := int32(len(e.portRouter))
+		base := int32(len(f.portRouter))
 		np := int32(len(nb))
 		if v < n {
 			np++
 		}
-		e.routers[v] = frouter{base: base, np: np}
+		f.base[v], f.np[v] = base, np
 		for range np {
-			e.addPort(int32(v))
+			f.portRouter = append(f.portRouter, int32(v))
+			f.outDown = append(f.outDown, -1<<30)
+			f.inUp = append(f.inUp, -1<<30)
 		}
 		if v < n {
 			t := base + np - 1
-			e.termPort[v] = t
-			e.outDown[t] = -1 - int32(v)
-			e.inUp[t] = -1 - int32(v)
-			e.outLat[t], e.inLat[t] = 1, 1
+			f.termPort[v] = t
+			f.outDown[t] = -1 - int32(v)
+			f.inUp[t] = -1 - int32(v)
 		}
 	}
 	for v := range nv {
-		for i, w := range e.nbr[v] {
-			j, _ := slices.BinarySearch(e.nbr[w], int32(v))
-			out := e.routers[v].base + int32(i)
-			in := e.routers[w].base + int32(j)
-			e.outDown[out] = in
-			e.inUp[in] = out
+		for i, w := range f.nbr[v] {
+			j, _ := slices.BinarySearch(f.nbr[w], int32(v))
+			out := f.base[v] + int32(i)
+			in := f.base[w] + int32(j)
+			f.outDown[out] = in
+			f.inUp[in] = out
 		}
+	}
+	return f
+}
+
+// useGraph makes the engine's routers on the shared tables of a graph: its own
+// routers' queues, its channels' latencies (LinkDelay between routers, 1 cycle
+// to and from a terminal).
+func (e *FlitEngine) useGraph(n *FlitNetwork) {
+	e.graph, e.nbr = n.graph, n.nbr
+	e.portRouter, e.outDown, e.inUp, e.termPort = n.portRouter, n.outDown, n.inUp, n.termPort
+	e.nterm = len(n.termPort)
+	e.routers = make([]frouter, len(n.base))
+	for v := range e.routers {
+		e.routers[v] = frouter{base: n.base[v], np: n.np[v]}
+	}
+	e.outLat = make([]int32, len(n.portRouter))
+	e.inLat = make([]int32, len(n.portRouter))
+	for p := range e.outLat {
+		e.outLat[p], e.inLat[p] = int32(e.cfg.LinkDelay), int32(e.cfg.LinkDelay)
+	}
+	for _, t := range n.termPort {
+		e.outLat[t], e.inLat[t] = 1, 1
 	}
 }
 

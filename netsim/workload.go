@@ -76,11 +76,28 @@ func NewFlitWorkload(m topo.Machine, fc FlitConfig, pat Pattern, seed uint64, do
 	if pat == nil {
 		return nil, errors.New("netsim: no communication pattern")
 	}
-	w := &Workload{pat: pat, seed: seed, done: done}
-	eng, err := NewFlitEngine(m, fc, w.delivered)
+	if err := fc.CheckMachine(m); err != nil {
+		return nil, err
+	}
+	n, err := NewFlitNetwork(m)
 	if err != nil {
 		return nil, err
 	}
+	return NewFlitWorkloadOn(n, fc, pat, seed, done)
+}
+
+// NewFlitWorkloadOn is NewFlitWorkload on the shared tables n of its machine
+// (NewFlitEngineOn).
+func NewFlitWorkloadOn(n *FlitNetwork, fc FlitConfig, pat Pattern, seed uint64, done func(tag int, st JobStats)) (*Workload, error) {
+	if pat == nil {
+		return nil, errors.New("netsim: no communication pattern")
+	}
+	w := &Workload{pat: pat, seed: seed, done: done}
+	eng, err := NewFlitEngineOn(n, fc, w.delivered)
+	if err != nil {
+		return nil, err
+	}
+	m := n.m
 	// Start has checked the endpoints: Send cannot fail.
 	w.flit, w.net, w.send, w.ends, w.spec = eng, eng, func(m Message) { _ = eng.Send(m) }, eng.nterm, m.Spec()
 	return w, nil

@@ -37,6 +37,10 @@ type Comm struct {
 	// (the copies of a Replay do) build it, and find its distance classes (~0.4 s
 	// on a dragonfly of 102,400 hosts), once; the engines only read it.
 	Router netsim.Router
+	// FlitNetwork is the flit engine's tables of Config.Machine (its routing and
+	// ports); nil: netsim.NewFlitNetwork(Machine), one per run. Runs on one
+	// machine may share one, also concurrently (the engines only read it).
+	FlitNetwork *netsim.FlitNetwork
 }
 
 // DefaultCycleSeconds is the default cycle length. With the default parameters it
@@ -248,7 +252,13 @@ func runComm(ctx context.Context, res []JobResult, cfg Config, sch scheduler, pl
 	var wl *netsim.Workload
 	var err error
 	if c.Engine == EngineFlit {
-		wl, err = netsim.NewFlitWorkload(cfg.Machine, c.Flit, c.Pattern, c.Seed, jobDone)
+		if c.FlitNetwork == nil {
+			wl, err = netsim.NewFlitWorkload(cfg.Machine, c.Flit, c.Pattern, c.Seed, jobDone)
+		} else if c.FlitNetwork.Machine() != cfg.Machine {
+			return nil, fmt.Errorf("communication: the flit engine's tables are those of %s, the machine is %s", c.FlitNetwork.Machine().Spec(), cfg.Machine.Spec())
+		} else {
+			wl, err = netsim.NewFlitWorkloadOn(c.FlitNetwork, c.Flit, c.Pattern, c.Seed, jobDone)
+		}
 	} else {
 		router := c.Router
 		if router == nil {

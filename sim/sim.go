@@ -113,6 +113,10 @@ type Config struct {
 	// slurm:consec replay that BlockWaits' extra wait is measured against
 	// reads the mean wait alone (Replay.consecMeanWait).
 	noD bool
+	// askAgain turns the placer's refusal memos off (placer.refused,
+	// refusedBeside): every size is asked of the allocator again. The tests'
+	// check that the memos keep every job's start, nodes and wait for a block.
+	askAgain bool
 }
 
 // jobTable holds the replay's job records by job index: all of them, or, when the
@@ -681,7 +685,7 @@ func run(ctx context.Context, jobs []Job, rs *replicaStream, cfg Config) (*Resul
 		return nil, err
 	}
 	pl := newPlacer(cfg.Alloc, cfg.Clock, tab)
-	pl.ctx, pl.parts = ctx, pt
+	pl.ctx, pl.parts, pl.askAgain = ctx, pt, cfg.askAgain
 	for i := range jobs {
 		if err := pl.checkFits(&jobs[i]); err != nil {
 			return nil, err

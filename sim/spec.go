@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -41,10 +42,11 @@ type Spec struct {
 	// TraceData, when set, is replayed instead of reading a trace: several replays of
 	// one trace (compare, a grid) read it once. It is not modified.
 	TraceData *Trace
-	// Networks, when set, shares the machine of MachineSpec and its message
-	// engine's router among the replays given the same Networks (a sweep's items):
-	// with Comm on the message engine, each machine spec is built, and its router's
-	// distance classes found, once.
+	// Networks, when set, shares the machine of MachineSpec and its routing (the
+	// message engine's router, the flit engine's tables) among the replays given
+	// the same Networks (a sweep's items): with Comm, each machine spec is built,
+	// and its router's distance classes found, once while replays announced to it
+	// (Networks.Expect) still need it.
 	Networks *Networks
 	// Stdin, when set, is what a file named "-" reads (GraphFile, NodeNameMap,
 	// HostsFile), once; nil: "-" is a file's name.
@@ -606,18 +608,23 @@ type Replay struct {
 	// files reads the ranking and topology files the allocator names; copies of
 	// the replay share it, so that each file's warnings are kept once.
 	files *Files
-	// router is the message engine's router (Comm.Router), built on first use;
-	// copies of the replay (compare's allocators) share it and its distance
-	// classes. nil without Spec.Comm on the message engine.
+	// router is the message engine's router (Comm.Router) or the flit engine's
+	// tables (Comm.FlitNetwork), built on first use; copies of the replay
+	// (compare's allocators) share them. nil without Spec.Comm.
 	router *sharedRouter
 }
 
-// sharedRouter is a machine's router built once for the replays that share it.
+// sharedRouter is a machine's routing built once for the replays that share it:
+// the message engine's router, the flit engine's tables.
 type sharedRouter struct {
 	mu   sync.Mutex
 	done bool // r and err are a build's that was not stopped by its context
 	r    netsim.Router
 	err  error
+
+	flitOnce sync.Once
+	flit     *netsim.FlitNetwork
+	flitErr  error
 }
 
 // get returns the router of m, built under ctx on the first call. A build that
@@ -636,10 +643,17 @@ func (s *sharedRouter) get(ctx context.Context, m topo.Machine) (netsim.Router, 
 	return s.r, s.err
 }
 
-// Networks shares machines and the message engine's routers among replays
-// (Spec.Networks): only those with Comm on the message engine whose machine is a
-// MachineSpec take part, the others build their own. It keeps what it has built
-// until it is dropped. The zero value is ready; safe for concurrent use.
+// getFlit returns the flit engine's tables of m, built on the first call.
+func (s *sharedRouter) getFlit(m topo.Machine) (*netsim.FlitNetwork, error) {
+	s.flitOnce.Do(func() { s.flit, s.flitErr = netsim.NewFlitNetwork(m) })
+	return s.flit, s.flitErr
+}
+
+// Networks shares machines, the message engine's routers and the flit engine's
+// tables among replays (Spec.Networks): only those with Comm whose machine is a
+// MachineSpec take part, the others build their own. A machine is kept until the
+// last replay Expect announced for it has ended, or, when none was announced,
+// until the Networks is dropped. The zero value is ready; safe for concurrent use.
 type Networks struct {
 	mu sync.Mutex
 	by map[string]*sharedNet
@@ -650,6 +664,79 @@ type sharedNet struct {
 	mu     sync.Mutex // held while the machine is built
 	m      topo.Machine
 	router sharedRouter
+	built  atomic.Bool // m is set
+	// left is the number of replays announced (Expect) that have not ended;
+	// the entry is dropped when it falls to 0.
+	left int
+}
+
+// sharedKey is the key of s's machine in a Networks, or "" when s does not take
+// part: no communication, or a machine not named by a spec.
+func sharedKey(s *Spec) string {
+	if s.Comm == "" || s.Machine != nil || s.GraphFile != "" {
+		return ""
+	}
+	return s.MachineSpec
+}
+
+// entry returns key's entry, made when missing; n.mu is held.
+func (n *Networks) entry(key string) *sharedNet {
+	if n.by == nil {
+		n.by = map[string]*sharedNet{}
+	}
+	sn := n.by[key]
+	if sn == nil {
+		sn = &sharedNet{}
+		n.by[key] = sn
+	}
+	return sn
+}
+
+// Expect announces a replay of s to come and returns the function to call once
+// it has ended (run, failed or never prepared): after the last announced replay of
+// a machine has ended, the Networks drops that machine and its router, so that
+// replays run in machine order (a sweep's items, on one trace) hold one machine at
+// a time, not every one they used. A replay of the machine after that builds it
+// again. For a replay that does not take part the function does nothing. Call
+// Expect for every replay before the first is run; call each function once.
+func (n *Networks) Expect(s *Spec) (done func()) {
+	key := sharedKey(s)
+	if key == "" {
+		return func() {}
+	}
+	n.mu.Lock()
+	n.entry(key).left++
+	n.mu.Unlock()
+	var once sync.Once
+	return func() { once.Do(func() { n.release(key) }) }
+}
+
+// release ends one announced replay of key's machine, dropping the machine with
+// the last one.
+func (n *Networks) release(key string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	sn := n.by[key]
+	if sn == nil || sn.left == 0 {
+		return
+	}
+	if sn.left--; sn.left == 0 {
+		delete(n.by, key)
+	}
+}
+
+// Machines is the number of machines the Networks holds now (built and not
+// dropped).
+func (n *Networks) Machines() int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	k := 0
+	for _, sn := range n.by {
+		if sn.built.Load() {
+			k++
+		}
+	}
+	return k
 }
 
 // share gives s the shared machine of its MachineSpec and returns the router to
@@ -657,18 +744,12 @@ type sharedNet struct {
 // (Resolve then says why) or ctx ended while the machine was built (nothing is
 // kept: the next replay builds it).
 func (n *Networks) share(ctx context.Context, s *Spec) *sharedRouter {
-	if s.Comm == "" || s.Engine == EngineFlit || s.Machine != nil || s.GraphFile != "" || s.MachineSpec == "" {
+	key := sharedKey(s)
+	if key == "" {
 		return nil
 	}
 	n.mu.Lock()
-	if n.by == nil {
-		n.by = map[string]*sharedNet{}
-	}
-	sn := n.by[s.MachineSpec]
-	if sn == nil {
-		sn = &sharedNet{}
-		n.by[s.MachineSpec] = sn
-	}
+	sn := n.entry(key)
 	n.mu.Unlock()
 	sn.mu.Lock()
 	defer sn.mu.Unlock()
@@ -678,6 +759,7 @@ func (n *Networks) share(ctx context.Context, s *Spec) *sharedRouter {
 			return nil
 		}
 		sn.m = m
+		sn.built.Store(true)
 	}
 	s.Machine = sn.m
 	return &sn.router
@@ -772,7 +854,7 @@ func (s *Spec) PrepareContext(ctx context.Context) (*Replay, error) {
 			n, n*jobBytes(1)/1e9, MaxJobBytes>>30)
 	}
 	rp := &Replay{Spec: *s, Machine: m, Trace: tr, Jobs: tr.Jobs, files: files}
-	if rp.router = shared; shared == nil && s.Comm != "" && s.Engine != EngineFlit {
+	if rp.router = shared; shared == nil && s.Comm != "" {
 		rp.router = &sharedRouter{}
 	}
 	rp.Spec.Machine = m
@@ -920,6 +1002,10 @@ func (rp *Replay) Config(ctx context.Context) (Config, error) {
 				return Config{}, err
 			}
 			cfg.Comm.Engine, cfg.Comm.Flit = EngineFlit, fc
+			if rp.router != nil {
+				// A machine the engine cannot model: runComm says so.
+				cfg.Comm.FlitNetwork, _ = rp.router.getFlit(m)
+			}
 		} else if rp.router != nil {
 			// A machine without a router: runComm says so, as without sharing.
 			cfg.Comm.Router, _ = rp.router.get(ctx, m)

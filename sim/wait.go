@@ -84,7 +84,8 @@ type placer struct {
 	// so another job of the size is refused too, without asking (a backfilling
 	// pass would otherwise ask once per queued job, O(n) each for slurm:block).
 	refused       map[int64]uint64 // by partitions.key
-	refusedBeside map[int][2]uint64
+	refusedBeside map[int]besideRefusal
+	askAgain      bool // the memos off (Config.askAgain)
 	// runIn: willRunIn's last reservation of each partition's front, by
 	// partition, reused while it still holds (willRunInMemo.holds)
 	runIn map[string]*willRunInMemo
@@ -103,6 +104,15 @@ type placer struct {
 	stateIDs   []int // scratch
 }
 
+// besideRefusal is placeBesides' memo of a size it did not start: at the placer's
+// version with head's reservation (key), and whether the allocator refused it
+// (blocked: the job waits for a block, as place records) or it would have taken
+// the head's start.
+type besideRefusal struct {
+	key     [2]uint64
+	blocked bool
+}
+
 // reservation is EASY's reservation of a refused head: the shadow time and the
 // nodes the will-run test placed it on.
 type reservation struct {
@@ -119,7 +129,7 @@ func newPlacer(a alloc.Allocator, clock *alloc.Clock, tab *jobTable) *placer {
 		p.frag = f
 		p.empty = f.Clone() // the replay starts with every node free
 		p.fits = map[int64]error{}
-		p.refused, p.refusedBeside = map[int64]uint64{}, map[int][2]uint64{}
+		p.refused, p.refusedBeside = map[int64]uint64{}, map[int]besideRefusal{}
 	}
 	return p
 }
@@ -161,7 +171,7 @@ func (p *placer) checkFits(r *Job) error {
 func (p *placer) place(i int) ([]int, error) {
 	r := p.tab.at(i)
 	key := p.parts.key(r.Procs, r.Partition)
-	cache := p.frag != nil && p.block == nil // a refusal depends on the blocked nodes too
+	cache := p.frag != nil && p.block == nil && !p.askAgain // a refusal depends on the blocked nodes too
 	if cache {
 		if v, ok := p.refused[key]; ok && v == p.version {
 			p.refusedJob(r)
@@ -649,12 +659,16 @@ func endsAfterTime(times []int64, t int64) int {
 func (p *placer) placeBesides(i, head int, res reservation, running *runSet) (nodes []int, err error) {
 	r := p.tab.at(i)
 	key := [2]uint64{p.version, uint64(head)}
-	if k, ok := p.refusedBeside[r.Procs]; ok && k == key {
+	if b, ok := p.refusedBeside[r.Procs]; ok && b.key == key && !p.askAgain {
+		if b.blocked {
+			p.refusedJob(r) // as place would record it
+		}
 		return nil, nil
 	}
+	blocked := false
 	defer func() {
 		if nodes == nil && err == nil {
-			p.refusedBeside[r.Procs] = key
+			p.refusedBeside[r.Procs] = besideRefusal{key, blocked}
 		}
 	}()
 	if oc, ok := p.a.(alloc.Occupier); ok {
@@ -680,6 +694,7 @@ func (p *placer) placeBesides(i, head int, res reservation, running *runSet) (no
 	v0 := p.version
 	nodes, err = p.place(i)
 	if err != nil || nodes == nil {
+		blocked = err == nil // the allocator refused it (place recorded the wait)
 		return nil, err
 	}
 	// A copy with job i running and every running job ending by the shadow time

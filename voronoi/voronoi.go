@@ -239,7 +239,8 @@ func (w *walker) fromPoint(a int) bool {
 				// counting (every square has at least k-1 = 0 interior points):
 				// the only canonical square is a's own, of side 0. Testing once
 				// per box instead made k = 1 handle a's whole first box: 3.3x the
-				// CPU and 9.5 families per point instead of 2 (docs/exact.md).
+				// CPU and 9.5 families per point instead of 2
+				// (docs/reliability.md, "Moved from docs/exact.md").
 				return true
 			}
 			if W > done && W <= R {

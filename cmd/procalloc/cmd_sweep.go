@@ -476,8 +476,8 @@ func runSweepItems(ctx context.Context, e *env, spec *sweep.Spec, todo []sweep.I
 	p := newProgress(e, "sweep", int64(len(todo)))
 	var done int64
 	var writeErr error
-	nets := &sim.Networks{} // the items on one machine share it and its router
-	spec.Run(ctx, todo, sweep.Runner{Workers: jobs,
+	nets := &sim.Networks{} // the items on one machine share it and its router, until the last
+	spec.Run(ctx, todo, sweep.Runner{Workers: jobs, Networks: nets,
 		Replay: func(it sweep.Item) (sim.Runner, error) {
 			s, err := sweepItemSpec(spec, it)
 			if err != nil {

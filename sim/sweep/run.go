@@ -25,8 +25,14 @@ type Runner struct {
 	// Workers is the number of items run at once (<= 0: one per core).
 	Workers int
 	// Replay, when set, builds an item's replay instead of Params.Replay (the
-	// procalloc command's, for per-job files).
+	// procalloc command's, for per-job files); to share machines it gives the
+	// replay Networks (sim.Spec.Networks).
 	Replay func(it Item) (sim.Runner, error)
+	// Networks is what the items' replays share machines and routers through
+	// (nil: Run makes one). Run announces each item's replay to it before the
+	// first runs and ends it as the item ends (sim.Networks.Expect), so that a
+	// machine is dropped after its last item.
+	Networks *sim.Networks
 	// Error, when set, rewrites an item's error before it goes into its line (the
 	// procalloc command's: sim's flags named, the command that decompresses a
 	// trace it does not read).
@@ -39,13 +45,26 @@ type Runner struct {
 // Run runs the items of the sweep (those of Items, or a shard's) as r says. Items
 // are deterministic, so their lines (Seconds and AllocTime aside) do not depend on
 // Workers. When ctx is cancelled the running items stop within a second and no
-// more start; their lines are not passed on. Without r.Replay, the items on one
-// machine with communication on the message engine share its machine and router
-// (sim.Networks).
+// more start; their lines are not passed on. The items on one machine with
+// communication on the message engine share its machine and router (r.Networks),
+// each machine kept from its first item to its last: items in machine order (those
+// of one trace, as Items lists them) hold one machine at a time per worker.
 func (s *Spec) Run(ctx context.Context, items []Item, r Runner) error {
 	t0 := make([]time.Time, len(items))
 	id := s.ID()
-	nets := &sim.Networks{}
+	nets := r.Networks
+	if nets == nil {
+		nets = &sim.Networks{}
+	}
+	// Each item's replay announced, so that its machine goes with its last item;
+	// an item whose parameters are refused takes no machine.
+	ended := make([]func(), len(items))
+	for i, it := range items {
+		ended[i] = func() {}
+		if sp, err := it.Params.Replay(s.Dir); err == nil {
+			ended[i] = nets.Expect(&sp)
+		}
+	}
 	grid := sim.Grid{Workers: r.Workers,
 		Task: func(i int) (sim.Runner, error) {
 			t0[i] = time.Now()
@@ -60,6 +79,7 @@ func (s *Spec) Run(ctx context.Context, items []Item, r Runner) error {
 			return &sp, nil
 		},
 		Done: func(i int, g sim.GridResult) error {
+			ended[i]()
 			err := g.Err
 			if err != nil && r.Error != nil {
 				err = r.Error(items[i], err)

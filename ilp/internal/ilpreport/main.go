@@ -14,6 +14,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -29,19 +30,23 @@ func main() {
 	table := flag.String("table", "lp", "which table: lp, time, large, bb, qaplib")
 	qaplib := flag.String("qaplib", "../shared/qaplib", "directory of the QAPLIB instances (table qaplib)")
 	limit := flag.Duration("limit", 60*time.Second, "time limit per solve")
-	only := flag.String("only", "", "comma-separated instance names to run (default all)")
+	only := flag.String("only", "", "comma-separated instance names to run (default all; tables lp, time, large, bb)")
 	flag.Parse()
 	var err error
-	switch *table {
-	case "lp":
-		err = lpTable()
-	case "time":
+	if *only != "" && *table == "qaplib" {
+		err = fmt.Errorf("-only applies to the tables lp, time, large and bb, not qaplib")
+	}
+	switch {
+	case err != nil:
+	case *table == "lp":
+		err = lpTable(*only)
+	case *table == "time":
 		err = timeTable(*limit, *only)
-	case "large":
+	case *table == "large":
 		err = largeTable(*limit, *only)
-	case "bb":
+	case *table == "bb":
 		err = bbTable(*limit, *only)
-	case "qaplib":
+	case *table == "qaplib":
 		err = qaplibTable(*limit, *qaplib)
 	default:
 		err = fmt.Errorf("unknown table %q", *table)
@@ -96,10 +101,13 @@ func randomRegular(n, d int, seed uint64) *topo.Graph {
 	}
 }
 
-func lpTable() error {
+func lpTable(only string) error {
 	ctx := context.Background()
-	insts := []instance{{"mesh:3x3", topo.Mesh(3, 3)}, {"mesh:4x3", topo.Mesh(4, 3)}, {"torus:4x3", topo.Torus(4, 3)},
-		{"rr3-10", randomRegular(10, 3, 1)}}
+	insts, err := pick([]instance{{"mesh:3x3", topo.Mesh(3, 3)}, {"mesh:4x3", topo.Mesh(4, 3)}, {"torus:4x3", topo.Torus(4, 3)},
+		{"rr3-10", randomRegular(10, 3, 1)}}, only)
+	if err != nil {
+		return err
+	}
 	var forms []string
 	for _, f := range ilp.Formulations() {
 		forms = append(forms, string(f))
@@ -134,16 +142,36 @@ func lpTable() error {
 	return nil
 }
 
-func selected(name, only string) bool {
+// pick returns the instances of a table that only names (comma-separated; all of
+// them when only is empty), in the table's order; a name that is none of the table's
+// is an error listing them (before the thirty-second round the lp table ran every
+// instance whatever -only said, and a misspelt name ran nothing).
+func pick(insts []instance, only string) ([]instance, error) {
 	if only == "" {
-		return true
+		return insts, nil
 	}
+	want := map[string]bool{}
 	for _, s := range strings.Split(only, ",") {
-		if s == name {
-			return true
+		want[s] = true
+	}
+	var out []instance
+	var names []string
+	for _, in := range insts {
+		names = append(names, in.name)
+		if want[in.name] {
+			out = append(out, in)
+			delete(want, in.name)
 		}
 	}
-	return false
+	if len(want) > 0 {
+		var unknown []string
+		for s := range want {
+			unknown = append(unknown, s)
+		}
+		slices.Sort(unknown)
+		return nil, fmt.Errorf("-only: no instance %s in this table (it has %s)", strings.Join(unknown, ", "), strings.Join(names, ", "))
+	}
+	return out, nil
 }
 
 func timeTable(limit time.Duration, only string) error {
@@ -251,10 +279,11 @@ func bbTable(limit time.Duration, only string) error {
 // tables use) under limit (0: none), and hands row each result with
 // the CPU seconds of its solve: the loop of the time, large and bb tables.
 func solveEach(insts []instance, only string, ks []int, limit time.Duration, method order.Method, row func(in instance, k int, ring bool, w curves.Weights, res *order.OrderResult, cpu float64) error) error {
+	insts, err := pick(insts, only)
+	if err != nil {
+		return err
+	}
 	for _, in := range insts {
-		if !selected(in.name, only) {
-			continue
-		}
 		for _, k := range ks {
 			for _, ring := range []bool{false, true} {
 				w := weights(k)
