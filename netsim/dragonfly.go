@@ -72,21 +72,37 @@ type DragonflyRouter struct {
 // NewDragonflyRouter returns the minimal router of g when g has a dragonfly's
 // structure (topo.Graph.Dragonfly: hosts on their routers, every group's routers
 // joined, at least one link between any two groups), whether it came from a
-// "dragonfly:" spec or from a file, else nil.
+// "dragonfly:" spec or from a file, else nil. It is NewDragonflyRouterContext
+// without a context.
 func NewDragonflyRouter(g *topo.Graph) *DragonflyRouter {
+	r, _ := NewDragonflyRouterContext(context.Background(), g)
+	return r
+}
+
+// NewDragonflyRouterContext is NewDragonflyRouter under ctx: it looks at ctx every
+// routerBuildEvery vertices and every group (0.26 s of CPU on 199,680 hosts, 1.2 s
+// under load), and returns nil and ctx's cause when ctx ends first; nil and no error
+// when g is no dragonfly.
+func NewDragonflyRouterContext(ctx context.Context, g *topo.Graph) (*DragonflyRouter, error) {
 	shape, ok := g.Dragonfly()
 	if !ok {
-		return nil
+		return nil, nil
+	}
+	if ctx.Err() != nil {
+		return nil, context.Cause(ctx)
 	}
 	r := &DragonflyRouter{g: g, p: shape.HostsPerRouter, a: shape.RoutersPerGroup, G: shape.Groups}
 	r.n = g.N()
 	if r.p < 1 || r.a < 1 || r.G < 1 || r.n != r.p*r.a*r.G || g.Vertices() != r.n+r.a*r.G {
-		return nil
+		return nil, nil
 	}
 	nv := g.Vertices()
 	r.off = make([]int32, nv+1)
 	var nb []int
 	for v := range nv {
+		if v%routerBuildEvery == 0 && ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
 		for _, w := range g.Neighbors(v, nb[:0]) {
 			r.adj = append(r.adj, int32(w))
 		}
@@ -104,13 +120,16 @@ func NewDragonflyRouter(g *topo.Graph) *DragonflyRouter {
 	for h := range n {
 		r.hostRouter[h] = int32(g.DragonflyRouterOf(h))
 		if nb := r.adj[r.off[h]:r.off[h+1]]; len(nb) != 1 || nb[0] != r.routerVertex[r.hostRouter[h]] {
-			return nil
+			return nil, nil
 		}
 	}
 	r.localCh = make([]int32, a*G*a)
 	type link struct{ A, B, x, y, c int32 }
 	var links []link
 	for u := range R {
+		if u%a == 0 && ctx.Err() != nil { // a group's routers
+			return nil, context.Cause(ctx)
+		}
 		v := int(r.routerVertex[u])
 		A := r.group(u)
 		peers := 0
@@ -118,7 +137,7 @@ func NewDragonflyRouter(g *topo.Graph) *DragonflyRouter {
 			c := r.off[v] + int32(i)
 			if int(w) < n {
 				if int(r.hostRouter[w]) != u {
-					return nil
+					return nil, nil
 				}
 				r.hostSlot[w] = int32(i)
 				continue
@@ -132,21 +151,32 @@ func NewDragonflyRouter(g *topo.Graph) *DragonflyRouter {
 			}
 		}
 		if peers != a-1 {
-			return nil
+			return nil, nil
 		}
 	}
 	// links in order of (x, y): ascending ends in A, then in B, per group pair.
-	slices.SortFunc(links, func(p, q link) int {
-		switch {
-		case p.A != q.A:
-			return int(p.A - q.A)
-		case p.B != q.B:
-			return int(p.B - q.B)
-		case p.x != q.x:
-			return int(p.x - q.x)
+	// They were listed by router, so by group: each group's run is sorted on its
+	// own, a look at ctx between them (one sort of the 606,840 links of 390 groups
+	// took 0.15 s).
+	for lo := 0; lo < len(links); {
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
 		}
-		return int(p.y - q.y)
-	})
+		hi := lo + 1
+		for hi < len(links) && links[hi].A == links[lo].A {
+			hi++
+		}
+		slices.SortFunc(links[lo:hi], func(p, q link) int {
+			switch {
+			case p.B != q.B:
+				return int(p.B - q.B)
+			case p.x != q.x:
+				return int(p.x - q.x)
+			}
+			return int(p.y - q.y)
+		})
+		lo = hi
+	}
 	r.lOff = make([]int32, G*G+1)
 	for _, l := range links {
 		r.lOff[int(l.A)*G+int(l.B)+1]++
@@ -156,14 +186,21 @@ func NewDragonflyRouter(g *topo.Graph) *DragonflyRouter {
 		r.lOff[i+1] += r.lOff[i]
 	}
 	for A := range G {
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
 		for B := range G {
 			if A != B && r.lOff[A*G+B+1] == r.lOff[A*G+B] {
-				return nil // two groups without a link
+				return nil, nil // two groups without a link
 			}
 		}
 	}
-	return r
+	return r, nil
 }
+
+// routerBuildEvery is how many vertices a router's build handles between looks
+// at its context (NewDragonflyRouterContext, NewGraphRouterContext).
+const routerBuildEvery = 1 << 12
 
 // group and pos are router index u's group and position in it.
 func (r *DragonflyRouter) group(u int) int { return u / r.a }

@@ -142,29 +142,33 @@ func TestDragonflyRouterNeedsTheStructure(t *testing.T) {
 	}
 }
 
-// The flit engine routes hop by hop (DragonflyRouter.next); walking next from every
-// source to every destination visits exactly the heads of Route's channels, so both
-// engines and the static metrics take the same routes. Then a packet sent alone
-// through the flit engine arrives after as many hops as Route has channels.
-func TestDragonflyNextIsRoute(t *testing.T) {
-	rng := rand.New(rand.NewPCG(34, 5))
-	var machines []topo.Machine
+// smallDragonflyGraphs are the small dragonflies from their specs, each followed
+// by the same network numbered at random (rng) in a file.
+func smallDragonflyGraphs(t *testing.T, rng *rand.Rand) []*topo.Graph {
+	t.Helper()
+	var gs []*topo.Graph
 	for _, spec := range smallDragonflies {
 		m, err := topo.ParseMachine(spec)
 		if err != nil {
 			t.Fatal(err)
 		}
-		// And numbered at random in a file.
 		g := m.(*topo.Graph)
 		f, err := topo.ReadGraph(strings.NewReader(relabelledEdgeList(g, relabelling(g, rng, false))))
 		if err != nil {
 			t.Fatal(err)
 		}
-		machines = append(machines, m, f)
+		gs = append(gs, g, f)
 	}
-	for _, m := range machines {
-		spec := m.Spec()
-		g := m.(*topo.Graph)
+	return gs
+}
+
+// The flit engine routes hop by hop (DragonflyRouter.next); walking next from every
+// source to every destination visits exactly the heads of Route's channels, so both
+// engines and the static metrics take the same routes. Then a packet sent alone
+// through the flit engine arrives after as many hops as Route has channels.
+func TestDragonflyNextIsRoute(t *testing.T) {
+	for _, g := range smallDragonflyGraphs(t, rand.New(rand.NewPCG(34, 5))) {
+		m, spec := topo.Machine(g), g.Spec()
 		r := NewDragonflyRouter(g)
 		if r == nil {
 			t.Fatalf("%s: not a dragonfly", spec)

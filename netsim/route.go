@@ -313,8 +313,20 @@ const MaxRouteTable = 1 << 28
 
 // NewGraphRouter builds the next-hop table of g; it fails when some pair of hosts
 // is not connected, naming one such pair, and, before allocating, when the table
-// would have more than MaxRouteTable entries.
+// would have more than MaxRouteTable entries. It is NewGraphRouterContext without
+// a context.
 func NewGraphRouter(g *topo.Graph) (*GraphRouter, error) {
+	return NewGraphRouterContext(context.Background(), g)
+}
+
+// NewGraphRouterContext is NewGraphRouter under ctx: it looks at ctx every
+// routerBuildEvery vertices of the links' listing and before each host's
+// breadth-first search (a table of 2^28 entries takes minutes), and returns ctx's
+// cause when ctx ends first.
+func NewGraphRouterContext(ctx context.Context, g *topo.Graph) (*GraphRouter, error) {
+	if ctx.Err() != nil {
+		return nil, context.Cause(ctx)
+	}
 	n, nv := g.N(), g.Vertices()
 	// Channel ids: the directed links in order of their tail, then of their head
 	// (neighbour lists are ascending), so the channel from v to its i-th neighbour
@@ -323,6 +335,9 @@ func NewGraphRouter(g *topo.Graph) (*GraphRouter, error) {
 	var nb []int
 	var adj []int32
 	for v := range nv {
+		if v%routerBuildEvery == 0 && ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
 		for _, w := range g.Neighbors(v, nb[:0]) {
 			adj = append(adj, int32(w))
 		}
@@ -350,6 +365,9 @@ func NewGraphRouter(g *topo.Graph) (*GraphRouter, error) {
 	dist := make([]int32, nv)
 	var queue []int32
 	for dst := range n {
+		if ctx.Err() != nil { // a search of every vertex, and its row
+			return nil, context.Cause(ctx)
+		}
 		// Breadth-first distances from dst, in a reused row.
 		queue = topo.HopRow(links, int32(dst), dist, queue)
 		ecc := int32(0)
@@ -457,7 +475,15 @@ func (r *GraphRouter) Route(src, dst int, buf []int32) []int32 {
 
 // NewRouter returns the router of a machine: dimension-ordered routing on a grid,
 // minimal routing on a dragonfly (DragonflyRouter), shortest paths on another graph.
+// It is NewRouterContext without a context.
 func NewRouter(m topo.Machine) (Router, error) {
+	return NewRouterContext(context.Background(), m)
+}
+
+// NewRouterContext is NewRouter under ctx: a dragonfly's and a graph's router
+// look at ctx while they are built (NewDragonflyRouterContext,
+// NewGraphRouterContext), and ctx's cause is returned when it ends first.
+func NewRouterContext(ctx context.Context, m topo.Machine) (Router, error) {
 	if m == nil {
 		return nil, errors.New("netsim: no router without a machine (nil)")
 	}
@@ -465,10 +491,17 @@ func NewRouter(m topo.Machine) (Router, error) {
 	case *topo.Grid:
 		return NewGridRouter(g), nil
 	case *topo.Graph:
-		if df := NewDragonflyRouter(g); df != nil {
+		df, err := NewDragonflyRouterContext(ctx, g)
+		if err != nil {
+			return nil, err
+		}
+		if df != nil {
 			return df, nil
 		}
-		r, err := NewGraphRouter(g)
+		r, err := NewGraphRouterContext(ctx, g)
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%w (no dragonfly either, whose minimal routing needs no table: %s)", err, g.DragonflyReason())
 		}

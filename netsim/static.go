@@ -115,7 +115,7 @@ func NewMachineRouteMeterContext(ctx context.Context, m topo.Machine, pat Patter
 			}
 		}
 	}
-	r, err := NewRouter(m)
+	r, err := NewRouterContext(ctx, m)
 	if err != nil {
 		return nil, err
 	}

@@ -262,7 +262,7 @@ func runComm(ctx context.Context, res []JobResult, cfg Config, sch scheduler, pl
 	} else {
 		router := c.Router
 		if router == nil {
-			if router, err = netsim.NewRouter(cfg.Machine); err != nil {
+			if router, err = netsim.NewRouterContext(ctx, cfg.Machine); err != nil {
 				return nil, err
 			}
 		} else if router.Endpoints() != cfg.Machine.N() {

@@ -3,7 +3,9 @@ package sim
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/procalloc/procalloc/alloc"
@@ -105,5 +107,66 @@ func TestRunCommInterruptedKeepsJobsReplayed(t *testing.T) {
 	}
 	if res.Comm == nil || res.Comm.Messages <= 0 || res.Comm.Messages >= full.Comm.Messages {
 		t.Errorf("network summary %+v; want the messages delivered before the stop, fewer than the full replay's %d", res.Comm, full.Comm.Messages)
+	}
+}
+
+// stopInDecision is an allocator that cancels the replay's context during its
+// call number at (from 1) and returns the cause, as a long decision stopped by
+// Ctrl-C does; it records that call's size.
+type stopInDecision struct {
+	alloc.Allocator
+	cancel   context.CancelFunc
+	at, call int
+	k        int
+}
+
+func (s *stopInDecision) AllocateContext(ctx context.Context, k int) ([]int, error) {
+	if s.call++; s.call == s.at {
+		s.cancel()
+		s.k = k
+		return nil, context.Cause(ctx)
+	}
+	return alloc.AllocateContext(ctx, s.Allocator, k)
+}
+
+// A replay stopped inside an allocator's decision says which allocator, which of
+// its decisions (counted by the replay's clock) and which job: Ctrl-C during one
+// decision of minutes (genalg on a 2 x 10^5-host dragonfly) named neither. Stopped
+// between decisions, the cause alone.
+func TestRunStoppedInDecisionSaysWhich(t *testing.T) {
+	g := topo.Mesh(8, 8)
+	jobs := randomJobs(rand.New(rand.NewPCG(3, 4)), 60, g.N())
+	for _, c := range []struct {
+		at    int
+		clock bool
+	}{{1, true}, {7, true}, {7, false}} {
+		a, err := alloc.Parse("bf:hilbert", g, alloc.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		stub := &stopInDecision{Allocator: a, cancel: cancel, at: c.at}
+		cfg := Config{Machine: g, Alloc: stub, Sched: SchedFCFS}
+		if c.clock {
+			cfg.Clock = &alloc.Clock{}
+		}
+		_, err = Run(ctx, jobs, cfg)
+		if !errors.Is(err, context.Canceled) || stub.k == 0 {
+			t.Fatalf("stopped in call %d: %v (size %d), want context.Canceled in a decision", c.at, err, stub.k)
+		}
+		want := fmt.Sprintf("in bf:hilbert's allocation decision %d, job ", c.at)
+		if !c.clock {
+			want = "in bf:hilbert's allocation decision, job "
+		}
+		if msg := err.Error(); !strings.HasPrefix(msg, want) || !strings.Contains(msg, fmt.Sprintf(" (%d processors): ", stub.k)) {
+			t.Errorf("stopped in call %d: %q, want it to start %q and name the job's %d processors", c.at, msg, want, stub.k)
+		}
+	}
+	a, err := alloc.Parse("bf:hilbert", g, alloc.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(ctxtest.StopAfter(5), jobs, Config{Machine: g, Alloc: a, Sched: SchedFCFS, Clock: &alloc.Clock{}}); err != context.Canceled {
+		t.Errorf("stopped between decisions: %v, want context.Canceled itself", err)
 	}
 }

@@ -617,7 +617,8 @@ type Replay struct {
 // sharedRouter is a machine's routing built once for the replays that share it:
 // the message engine's router, the flit engine's tables.
 type sharedRouter struct {
-	once sync.Once
+	mu   sync.Mutex
+	done bool // r and err are a build's that was not stopped by its context
 	r    netsim.Router
 	err  error
 
@@ -626,9 +627,19 @@ type sharedRouter struct {
 	flitErr  error
 }
 
-// get returns the router of m, built on the first call.
-func (s *sharedRouter) get(m topo.Machine) (netsim.Router, error) {
-	s.once.Do(func() { s.r, s.err = netsim.NewRouter(m) })
+// get returns the router of m, built under ctx on the first call. A build that
+// ctx stopped is not kept: the next call builds it again (a later replay has its
+// own context), and this one returns ctx's cause.
+func (s *sharedRouter) get(ctx context.Context, m topo.Machine) (netsim.Router, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.done {
+		r, err := netsim.NewRouterContext(ctx, m)
+		if err != nil && ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
+		s.r, s.err, s.done = r, err, true
+	}
 	return s.r, s.err
 }
 
@@ -997,7 +1008,7 @@ func (rp *Replay) Config(ctx context.Context) (Config, error) {
 			}
 		} else if rp.router != nil {
 			// A machine without a router: runComm says so, as without sharing.
-			cfg.Comm.Router, _ = rp.router.get(m)
+			cfg.Comm.Router, _ = rp.router.get(ctx, m)
 		}
 	}
 	if s.Baseline != nil {

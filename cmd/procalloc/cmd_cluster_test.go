@@ -43,3 +43,32 @@ func TestClusterHugeKIsUsageError(t *testing.T) {
 		}
 	}
 }
+
+// cluster's search stops at defaultSolveLimit when --time-limit is not given, as
+// order's, plan's and subset --algo exact's (it had no limit: 2D k = 300 ran on
+// unproven for minutes without a word); --time-limit 0 is none. The JSON and the
+// text say the limit, and the help states the default.
+func TestClusterDefaultTimeLimit(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want float64
+	}{
+		{nil, 60},
+		{[]string{"--time-limit", "0"}, 0},
+		{[]string{"--time-limit", "5s"}, 5},
+	} {
+		r, _ := runJSONObject(t, append([]string{"cluster", "--k", "21", "--json"}, tc.args...)...)
+		if got, ok := r["time_limit"].(float64); ok != (tc.want > 0) || got != tc.want || r["optimal"] != true {
+			t.Errorf("%v: time_limit %v (present %v), optimal %v; want %v and a proof", tc.args, r["time_limit"], ok, r["optimal"], tc.want)
+		}
+		code, out, _ := runCLI(t, "", append([]string{"cluster", "--k", "21"}, tc.args...)...)
+		if has := strings.Contains(out, "time limit  "); code != 0 || has != (tc.want > 0) {
+			t.Errorf("%v: the text's time limit line shown %v, want %v:\n%s", tc.args, has, tc.want > 0, out)
+		}
+	}
+	code, out, stderr := runCLI(t, "", "cluster", "--help")
+	all := strings.Join(strings.Fields(out+stderr), " ")
+	if code != 0 || !strings.Contains(all, "--time-limit (default 60s, as procalloc order and plan and subset --algo exact; 0: none)") || !strings.Contains(all, "(default 1m0s)") {
+		t.Errorf("cluster --help (exit %d) does not state the default limit:\n%s%s", code, out, stderr)
+	}
+}

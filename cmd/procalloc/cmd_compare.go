@@ -173,7 +173,7 @@ procalloc compare --trace ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --machine
 				if err != nil {
 					return err
 				}
-				if w := tiesCostWarning(base.Machine, base.Metrics, specs); w != "" {
+				if w := tiesCostWarning(base.Machine, base.Metrics, specs, ""); w != "" {
 					e.warnf("%s", w)
 				}
 				// Refused with or without --svg: without it --metric names a

@@ -260,7 +260,7 @@ procalloc netsim --machine mesh:8x8 --rate 0.2 --engine message --router-delay 2
 				var fc netsim.FlitConfig
 				o := netsimOutput{Machine: m.Spec(), Traffic: pattern.String(), Engine: *engine, MessageFlits: p.MessageFlits}
 				if *engine == "message" {
-					if r, err = netsim.NewRouter(m); err != nil {
+					if r, err = netsim.NewRouterContext(ctx, m); err != nil {
 						return err
 					}
 					o.RouterDelay = p.RouterDelay

@@ -311,8 +311,10 @@ const tiesCostNodes = 1 << 15
 // (a torus's symmetry), so one decision took minutes at 10^5 nodes (a job of an
 // eighth of torus:40x40x40, 16.9 s of CPU; none of 24,320 nodes on torus:58x58x58
 // in 35 s; docs/reliability.md, "200,000 nodes walked"). A 2D mesh counts them
-// by a faster path. specs are the allocators replayed.
-func tiesCostWarning(m topo.Machine, metrics sim.MetricSet, specs []string) string {
+// by a faster path. specs are the allocators replayed; in names where --metrics
+// is given when not on the command line ("the sweep file's flags"), "" for sim's
+// and compare's own flag.
+func tiesCostWarning(m topo.Machine, metrics sim.MetricSet, specs []string, in string) string {
 	if metrics != 0 && !metrics.Has(sim.MetricsTies) {
 		return ""
 	}
@@ -322,7 +324,13 @@ func tiesCostWarning(m topo.Machine, metrics sim.MetricSet, specs []string) stri
 	}
 	for _, a := range specs {
 		if name, _, _ := strings.Cut(a, ":"); name == "mc1x1" || name == "mc1x1-greedy" {
-			return fmt.Sprintf("counting %s's ties (--metrics ties, in the default all) on %s (%d nodes) can take minutes a decision; they never change the nodes chosen: --metrics sched,dist,route leaves them out", name, m.Spec(), g.N())
+			flag := func(v string) string {
+				if in == "" {
+					return "--metrics " + v
+				}
+				return "--metrics " + v + " in " + in
+			}
+			return fmt.Sprintf("counting %s's ties (%s, in the default all) on %s (%d nodes) can take minutes a decision; they never change the nodes chosen: %s leaves them out", name, flag("ties"), m.Spec(), g.N(), flag("sched,dist,route"))
 		}
 	}
 	return ""
@@ -693,7 +701,7 @@ procalloc sim --trace sim/testdata/sacct-fattree.txt --graph topo/testdata/topol
 				if err != nil {
 					return err
 				}
-				if w := tiesCostWarning(spec.Machine, spec.Metrics, []string{spec.Alloc}); w != "" {
+				if w := tiesCostWarning(spec.Machine, spec.Metrics, []string{spec.Alloc}, ""); w != "" {
 					e.warnf("%s", w)
 				}
 				if err := readTrace(ctx, e, &spec); err != nil {

@@ -23,6 +23,7 @@ import (
 	"github.com/procalloc/procalloc/sim"
 	"github.com/procalloc/procalloc/sim/sweep"
 	"github.com/procalloc/procalloc/slurm"
+	"github.com/procalloc/procalloc/topo"
 )
 
 // sweepOutput is the JSON of "procalloc sweep".
@@ -360,6 +361,9 @@ procalloc merge bunde.shard-*.jsonl --spec examples/bunde2004.yaml -o bunde.json
 					// longer in the sweep) stayed for good.
 					removeStaleTemps(*perJob, nil)
 				}
+				for _, w := range sweepTiesWarnings(spec, todo) {
+					e.warnf("%s: %s", args[0], w)
+				}
 				if err := runSweepItems(ctx, e, spec, todo, res, *jobs, *perJob, &o); err != nil {
 					return err
 				}
@@ -511,6 +515,39 @@ func runSweepItems(ctx context.Context, e *env, spec *sweep.Spec, todo []sweep.I
 		return fmt.Errorf("writing results: %w", writeErr)
 	}
 	return nil
+}
+
+// sweepTiesWarnings are sim's warning of slow tie counting (tiesCostWarning) for
+// the items a sweep is about to run: one per machine they replay an allocator of
+// the MC1x1 family on, in the sweep file's words (its flags list sets --metrics,
+// the same for every item), in the order of the items.
+func sweepTiesWarnings(spec *sweep.Spec, items []sweep.Item) []string {
+	var s sim.Spec
+	if sweep.ApplyFlags(&s, spec.Flags) != nil {
+		return nil // each item fails with the flag's error
+	}
+	var machines []string
+	allocs := map[string][]string{}
+	for _, it := range items {
+		m := it.Params.Machine
+		if _, ok := allocs[m]; !ok {
+			machines = append(machines, m)
+		}
+		if !slices.Contains(allocs[m], it.Params.Alloc) {
+			allocs[m] = append(allocs[m], it.Params.Alloc)
+		}
+	}
+	var out []string
+	for _, name := range machines {
+		m, err := topo.ParseMachine(name)
+		if err != nil {
+			continue // the items fail with the machine's error
+		}
+		if w := tiesCostWarning(m, s.Metrics, allocs[name], "the sweep file's flags"); w != "" {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // perJobRunner runs a sweep item as "sim --per-job FILE" does: rows written as jobs

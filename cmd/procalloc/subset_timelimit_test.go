@@ -26,15 +26,7 @@ func TestSubsetExactDefaultTimeLimit(t *testing.T) {
 		{[]string{"--algo", "mminc"}, 0},
 		{[]string{"--algo", "ptas", "--time-limit", "2s"}, 2},
 	} {
-		args := append([]string{"subset", "--k", "3", "--points", pts, "--json"}, tc.args...)
-		code, out, stderr := runCLI(t, "", args...)
-		if code != 0 {
-			t.Fatalf("%v: exit %d: %s", tc.args, code, stderr)
-		}
-		var r map[string]any
-		if err := json.Unmarshal([]byte(out), &r); err != nil {
-			t.Fatal(err)
-		}
+		r, out := runJSONObject(t, append([]string{"subset", "--k", "3", "--points", pts, "--json"}, tc.args...)...)
 		got, ok := r["time_limit"].(float64)
 		if ok != (tc.want > 0) || got != tc.want {
 			t.Errorf("%v: time_limit %v (present %v), want %v", tc.args, r["time_limit"], ok, tc.want)
@@ -49,4 +41,19 @@ func TestSubsetExactDefaultTimeLimit(t *testing.T) {
 		!strings.Contains(all, "--time-limit (default 60s, as procalloc order and plan; 0: none)") {
 		t.Errorf("subset --help (exit %d) does not state the exact search's default limit:\n%s%s", code, out, stderr)
 	}
+}
+
+// runJSONObject runs procalloc with args, which must exit 0, and returns the JSON
+// object it printed, decoded, and as printed.
+func runJSONObject(t *testing.T, args ...string) (map[string]any, string) {
+	t.Helper()
+	code, out, stderr := runCLI(t, "", args...)
+	if code != 0 {
+		t.Fatalf("%v: exit %d: %s", args, code, stderr)
+	}
+	var r map[string]any
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v: %v", args, err)
+	}
+	return r, out
 }

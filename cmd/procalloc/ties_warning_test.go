@@ -38,7 +38,7 @@ func TestTiesCostWarningWhere(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		w := tiesCostWarning(m, c.metrics, c.specs)
+		w := tiesCostWarning(m, c.metrics, c.specs, "")
 		if (w != "") != c.warn {
 			t.Errorf("%s %v %v: warning %q, want one: %v", c.machine, c.metrics, c.specs, w, c.warn)
 		}
@@ -72,6 +72,48 @@ func TestTiesCostWarningSaid(t *testing.T) {
 		}
 		if n := strings.Count(errb.String(), "ties (--metrics ties, in the default all) on torus:34x34x34"); n != map[bool]int{true: 1, false: 0}[c.warn] {
 			t.Errorf("%v: the warning %d times: %s", args, n, errb.String())
+		}
+	}
+}
+
+// sweep says it too, once per machine its items replay an allocator of the family
+// on (not once per item), in the sweep file's words: --metrics in its flags list.
+func TestTiesCostWarningSweep(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "t.txt"), []byte("0 1 10 10\n5 2 10 10\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const said = "ties (--metrics ties in the sweep file's flags, in the default all) on "
+	const wayOut = "--metrics sched,dist,route in the sweep file's flags leaves them out"
+	for _, c := range []struct {
+		allocs, flags string
+		want          []string // the machines warned of, once each
+	}{
+		{"[bf:rcm, mc1x1]", "[]", []string{"torus:34x34x34", "mesh:34x34x34"}},
+		{"[bf:rcm, mc1x1-greedy]", "[--metrics, all]", []string{"torus:34x34x34", "mesh:34x34x34"}},
+		{"[bf:rcm, mc1x1]", "[--metrics, \"sched,dist\"]", nil},
+		{"[bf:rcm, freelist:rcm]", "[]", nil},
+	} {
+		sw := filepath.Join(dir, "s.yaml")
+		text := "traces: [t.txt]\nmachines: [torus:34x34x34, mesh:34x34x34, mesh:448x448]\nallocators: " + c.allocs + "\ncontract: [1, 0.5]\nflags: " + c.flags + "\n"
+		if err := os.WriteFile(sw, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(dir, "r.jsonl")
+		os.Remove(out)
+		var errb bytes.Buffer
+		args := []string{"sweep", sw, "-o", out}
+		if code := run(context.Background(), &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: &errb}, args); code != 0 {
+			t.Fatalf("%s: exit %d: %s", text, code, errb.String())
+		}
+		stderr := errb.String()
+		if n := strings.Count(stderr, said); n != len(c.want) || strings.Count(stderr, wayOut) != len(c.want) {
+			t.Errorf("%s: the warning %d times, want %d (once per machine, in the sweep file's words): %s", text, n, len(c.want), stderr)
+		}
+		for _, m := range c.want {
+			if strings.Count(stderr, said+m+" ") != 1 {
+				t.Errorf("%s: %s not warned of once: %s", text, m, stderr)
+			}
 		}
 	}
 }
