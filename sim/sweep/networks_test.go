@@ -3,6 +3,7 @@ package sweep
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"testing"
 
 	"github.com/procalloc/procalloc/sim"
@@ -100,6 +101,54 @@ flags: [--to, "400000", --drop-larger]
 		}
 		if hook && held != 1 {
 			t.Errorf("hook %v: at most %d machines held while an item ran, want 1", hook, held)
+		}
+	}
+}
+
+// A sweep that ends early (its Done refuses a line, or ctx is cancelled) leaves no
+// machine in a Networks the caller keeps: the items that never ran, or were
+// cancelled, have no line, but their announcements end with Run.
+func TestSweepEndedEarlyKeepsNoMachine(t *testing.T) {
+	s, err := Parse([]byte(`name: nets
+traces: [../testdata/KTH-SP2-1996-2.converted.txt.gz]
+machines: [mesh:10x10]
+allocators: [bf:rcm, ff:name-order, mc1x1]
+patterns: [all-to-all]
+flags: [--to, "400000", --drop-larger]
+`), "nets.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	items := s.Items()
+	if len(items) != 3 {
+		t.Fatalf("%d items, want 3", len(items))
+	}
+	stop := errors.New("stop")
+	for _, how := range []string{"done refuses", "ctx cancelled"} {
+		nets := &sim.Networks{}
+		ctx, cancel := context.WithCancel(context.Background())
+		lines := 0
+		r := Runner{Workers: 1, Networks: nets, Done: func(l Line) error {
+			lines++
+			if got := nets.Machines(); got != 1 {
+				t.Errorf("%s: after the first item %d machines held, want 1 (the later items')", how, got)
+			}
+			if how == "done refuses" {
+				return stop
+			}
+			cancel()
+			return nil
+		}}
+		err := s.Run(ctx, items, r)
+		cancel()
+		if how == "done refuses" && !errors.Is(err, stop) {
+			t.Errorf("%s: Run returned %v, want the Done's error", how, err)
+		}
+		if lines != 1 {
+			t.Errorf("%s: %d lines, want 1", how, lines)
+		}
+		if got := nets.Machines(); got != 0 {
+			t.Errorf("%s: %d machines held after Run returned, want 0", how, got)
 		}
 	}
 }
