@@ -3,7 +3,9 @@ package exact
 import (
 	"context"
 	"math"
+	"math/bits"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -137,6 +139,81 @@ func TestSubsetFractionalPeriodsNotRounded(t *testing.T) {
 			}
 			if res.Bound > want+1e-9 {
 				t.Fatalf("trial %d: %v k %d periods %v MaxNodes %d: bound %v above the optimum %v", trial, pts, k, opt.Periods, budget, res.Bound, want)
+			}
+		}
+	}
+}
+
+// Integer points with a caller's Linear terms, n (2 n D + max |Linear|) just
+// below 2^51: accepted, and the total and certificate are the int64 brute force's
+// (the linear terms count in the range check: the bound's α + Linear + β sums);
+// just above, refused.
+func TestSubsetIntegerExactRangeWithLinear(t *testing.T) {
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(77, 78))
+	for trial := range 60 {
+		n := 2 + r.IntN(8)
+		k := 1 + r.IntN(n)
+		// Half of the range to distances, half to the linear terms.
+		D := int64(exactSumLimit/(4*n*n)) - 1
+		L := int64(exactSumLimit/(2*n)) - 1
+		pts := make([][]int64, n)
+		for i := range pts {
+			pts[i] = []int64{r.Int64N(D + 1)}
+		}
+		pts[0][0], pts[n-1][0] = 0, D
+		lin := make([]float64, n)
+		li := make([]int64, n)
+		for i := range lin {
+			li[i] = r.Int64N(2*L+1) - L
+			lin[i] = float64(li[i])
+		}
+		li[0], lin[0] = -L, float64(-L)
+		want := int64(math.MaxInt64)
+		for m := 0; m < 1<<n; m++ {
+			if bits.OnesCount(uint(m)) != k {
+				continue
+			}
+			var tot int64
+			for i := range n {
+				if m>>i&1 == 0 {
+					continue
+				}
+				tot += li[i]
+				for j := i + 1; j < n; j++ {
+					if m>>j&1 == 1 {
+						d := pts[i][0] - pts[j][0]
+						tot += max(d, -d)
+					}
+				}
+			}
+			want = min(want, tot)
+		}
+		for name, solve := range map[string]func(opt SubsetOptions) (SubsetResult, error){
+			"Subset":       func(opt SubsetOptions) (SubsetResult, error) { return Subset(ctx, pts, k, opt) },
+			"SubsetSeeded": func(opt SubsetOptions) (SubsetResult, error) { return SubsetSeeded(ctx, pts, k, opt) },
+		} {
+			res, err := solve(SubsetOptions{Linear: lin})
+			if err != nil {
+				t.Fatalf("trial %d %s %v k %d: %v", trial, name, pts, k, err)
+			}
+			if !res.Optimal || res.Total != float64(want) || res.Bound != float64(want) {
+				t.Fatalf("trial %d %s %v linear %v k %d: %+v, brute %d", trial, name, pts, lin, k, res, want)
+			}
+			// Stopped early, the bound is still at most the optimum.
+			for _, budget := range []int64{1, 2, 3} {
+				res, err := solve(SubsetOptions{Linear: lin, MaxNodes: budget})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Bound > float64(want) {
+					t.Fatalf("trial %d %s MaxNodes %d: bound %v above the optimum %d", trial, name, budget, res.Bound, want)
+				}
+			}
+			big := slices.Clone(lin)
+			big[0] = float64(-2 * L)
+			if _, err := solve(SubsetOptions{Linear: big}); err == nil || !strings.Contains(err.Error(), "exact totals") {
+				t.Fatalf("trial %d %s: linear term %v beyond the range: err %v, want a refusal", trial, name, big[0], err)
 			}
 		}
 	}

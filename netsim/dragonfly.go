@@ -32,7 +32,7 @@ import (
 // third groups (two global links) and break ties per router, so that the route
 // loads of a job could only be counted per destination (O(k^2) per job), whereas
 // those of minimal routing follow from the job's hosts per router and per group
-// (RouteMeter, dragonflyLoad). Channel ids are those of GraphRouter: the directed
+// (RouteMeter, dfLoad.count). Channel ids are those of GraphRouter: the directed
 // links in order of their tail, then of their head.
 type DragonflyRouter struct {
 	g          *topo.Graph
@@ -51,22 +51,6 @@ type DragonflyRouter struct {
 	lx, ly, lc []int32
 	localCh    []int32 // localCh[u*a + pos(x)]: the channel from router u to router x of its group
 	hc         classMemo
-
-	// per-job scratch of dragonflyLoad
-	w, rStamp    []int32 // job hosts per router (stamped)
-	rGen         int32
-	routers      []int32    // the job's routers, by group
-	segs         [][2]int32 // the groups' runs in routers: group, start (a last {-1, end})
-	grpN, gStamp []int32    // job hosts per group (stamped)
-	top          []int64    // per group: the most job hosts on one of its routers (the job's groups)
-	groups       []int32
-	gGen         int32
-	load         []int64 // per global link, indexed as lc (nonzero: listed in gTouched)
-	gTouched     []int32
-	in           []int64 // per local channel (router x a + position): routes entering the group there
-	inTouched    []int32
-	out          []int64 // per router: job hosts outside its group whose route leaves there
-	outTouched   []int32
 }
 
 // NewDragonflyRouter returns the minimal router of g when g has a dragonfly's
@@ -360,7 +344,27 @@ func (r *DragonflyRouter) next(dst, v int) int {
 	return int(r.routerVertex[r.ly[i]])
 }
 
-// dragonflyLoad returns the all-to-all route load of DragonflyRouter for the job
+// dfLoad is the per-job scratch of the dragonfly's all-to-all count, a route
+// meter's own (RouteMeter.df): the router is only read, so that meters and
+// engines may share it, also concurrently.
+type dfLoad struct {
+	w, rStamp    []int32 // job hosts per router (stamped)
+	rGen         int32
+	routers      []int32    // the job's routers, by group
+	segs         [][2]int32 // the groups' runs in routers: group, start (a last {-1, end})
+	grpN, gStamp []int32    // job hosts per group (stamped)
+	top          []int64    // per group: the most job hosts on one of its routers (the job's groups)
+	groups       []int32
+	gGen         int32
+	load         []int64 // per global link, indexed as lc (nonzero: listed in gTouched)
+	gTouched     []int32
+	in           []int64 // per local channel (router x a + position): routes entering the group there
+	inTouched    []int32
+	out          []int64 // per router: job hosts outside its group whose route leaves there
+	outTouched   []int32
+}
+
+// count returns the all-to-all route load of DragonflyRouter r for the job
 // on nodes (distinct hosts, at least 2) from counts: w_u job hosts on router u, n_A
 // in group A. A host's two links carry k-1 routes each. Router to router:
 //
@@ -377,143 +381,143 @@ func (r *DragonflyRouter) next(dst, v int) int {
 // w_x) per x. O(k + groups x routers of the job + routers per group x groups) per
 // job, against O(k^2) for in-trees; the counts equal the trace's
 // (TestDragonflyLoadMatchesTrace).
-func (r *DragonflyRouter) dragonflyLoad(nodes []int) RouteLoad {
+func (s *dfLoad) count(r *DragonflyRouter, nodes []int) RouteLoad {
 	k := int64(len(nodes))
 	l := RouteLoad{Messages: k * (k - 1), Hops: 2 * k * (k - 1), MaxShared: k - 1}
 	a := r.a
-	if r.w == nil {
+	if s.w == nil {
 		nr := a * r.G
-		r.w, r.rStamp = make([]int32, nr), make([]int32, nr)
-		r.grpN, r.gStamp = make([]int32, r.G), make([]int32, r.G)
-		r.top = make([]int64, r.G)
-		r.load = make([]int64, len(r.lc))
-		r.in = make([]int64, nr*a)
-		r.out = make([]int64, nr)
+		s.w, s.rStamp = make([]int32, nr), make([]int32, nr)
+		s.grpN, s.gStamp = make([]int32, r.G), make([]int32, r.G)
+		s.top = make([]int64, r.G)
+		s.load = make([]int64, len(r.lc))
+		s.in = make([]int64, nr*a)
+		s.out = make([]int64, nr)
 	}
-	r.rGen = bumpGen(r.rGen, r.rStamp)
-	r.gGen = bumpGen(r.gGen, r.gStamp)
-	r.routers, r.groups = r.routers[:0], r.groups[:0]
+	s.rGen = bumpGen(s.rGen, s.rStamp)
+	s.gGen = bumpGen(s.gGen, s.gStamp)
+	s.routers, s.groups = s.routers[:0], s.groups[:0]
 	for _, h := range nodes {
 		u := int(r.hostRouter[h])
-		if r.rStamp[u] != r.rGen {
-			r.rStamp[u], r.w[u] = r.rGen, 0
-			r.routers = append(r.routers, int32(u))
+		if s.rStamp[u] != s.rGen {
+			s.rStamp[u], s.w[u] = s.rGen, 0
+			s.routers = append(s.routers, int32(u))
 		}
-		r.w[u]++
+		s.w[u]++
 		A := u / a
-		if r.gStamp[A] != r.gGen {
-			r.gStamp[A], r.grpN[A] = r.gGen, 0
-			r.groups = append(r.groups, int32(A))
+		if s.gStamp[A] != s.gGen {
+			s.gStamp[A], s.grpN[A] = s.gGen, 0
+			s.groups = append(s.groups, int32(A))
 		}
-		r.grpN[A]++
+		s.grpN[A]++
 	}
 	wOf := func(u int) int64 {
-		if r.rStamp[u] != r.rGen {
+		if s.rStamp[u] != s.rGen {
 			return 0
 		}
-		return int64(r.w[u])
+		return int64(s.w[u])
 	}
 	// The job's routers by group: runs (segs: group, start; a last {-1, end}).
-	slices.Sort(r.routers)
-	r.segs = r.segs[:0]
-	for i := 0; i < len(r.routers); {
-		A := r.routers[i] / int32(a)
+	slices.Sort(s.routers)
+	s.segs = s.segs[:0]
+	for i := 0; i < len(s.routers); {
+		A := s.routers[i] / int32(a)
 		j := i
 		var sq int64
-		for j < len(r.routers) && r.routers[j]/int32(a) == A {
-			w := int64(r.w[r.routers[j]])
+		for j < len(s.routers) && s.routers[j]/int32(a) == A {
+			w := int64(s.w[s.routers[j]])
 			sq += w * w
 			j++
 		}
-		r.segs = append(r.segs, [2]int32{A, int32(i)})
-		nA := int64(r.grpN[A])
+		s.segs = append(s.segs, [2]int32{A, int32(i)})
+		nA := int64(s.grpN[A])
 		l.Hops += nA*nA - sq // inside A
 		i = j
 	}
-	r.segs = append(r.segs, [2]int32{-1, int32(len(r.routers))})
-	r.gTouched, r.inTouched, r.outTouched = r.gTouched[:0], r.inTouched[:0], r.outTouched[:0]
+	s.segs = append(s.segs, [2]int32{-1, int32(len(s.routers))})
+	s.gTouched, s.inTouched, s.outTouched = s.gTouched[:0], s.inTouched[:0], s.outTouched[:0]
 	// Between groups: per source group, destination group and router; the link is
 	// number (position of the router) mod (links between the groups).
-	for _, A := range r.groups {
-		nA := int64(r.grpN[A])
-		for si := 0; si+1 < len(r.segs); si++ {
-			B := int(r.segs[si][0])
+	for _, A := range s.groups {
+		nA := int64(s.grpN[A])
+		for si := 0; si+1 < len(s.segs); si++ {
+			B := int(s.segs[si][0])
 			if B == int(A) {
 				continue
 			}
 			kk := int(A)*r.G + B
 			lo := int(r.lOff[kk])
 			L := int(r.lOff[kk+1]) - lo
-			for _, rd := range r.routers[r.segs[si][1]:r.segs[si+1][1]] {
-				wd := int64(r.w[rd])
+			for _, rd := range s.routers[s.segs[si][1]:s.segs[si+1][1]] {
+				wd := int64(s.w[rd])
 				pd := int(rd) - B*a
 				li := lo + pd%L
 				x, y := int(r.lx[li]), int(r.ly[li])
-				if r.load[li] == 0 {
-					r.gTouched = append(r.gTouched, int32(li))
+				if s.load[li] == 0 {
+					s.gTouched = append(s.gTouched, int32(li))
 				}
-				r.load[li] += nA * wd
-				if r.out[x] == 0 {
-					r.outTouched = append(r.outTouched, int32(x))
+				s.load[li] += nA * wd
+				if s.out[x] == 0 {
+					s.outTouched = append(s.outTouched, int32(x))
 				}
-				r.out[x] += wd
+				s.out[x] += wd
 				if y != int(rd) {
-					if j := y*a + pd; r.in[j] == 0 {
-						r.inTouched = append(r.inTouched, int32(j))
+					if j := y*a + pd; s.in[j] == 0 {
+						s.inTouched = append(s.inTouched, int32(j))
 					}
-					r.in[y*a+pd] += nA
+					s.in[y*a+pd] += nA
 				}
 			}
 		}
 	}
-	for _, li := range r.gTouched {
-		l.Hops += r.load[li]
-		l.MaxShared = max(l.MaxShared, r.load[li])
-		r.load[li] = 0
+	for _, li := range s.gTouched {
+		l.Hops += s.load[li]
+		l.MaxShared = max(l.MaxShared, s.load[li])
+		s.load[li] = 0
 	}
 	// Local channels carrying routes into their group: all three terms.
-	for _, j := range r.inTouched {
+	for _, j := range s.inTouched {
 		u := int(j) / a
 		x := u/a*a + int(j)%a
 		wx := wOf(x)
-		in := r.in[j]
-		r.in[j] = 0
+		in := s.in[j]
+		s.in[j] = 0
 		l.Hops += in * wx
-		l.MaxShared = max(l.MaxShared, wOf(u)*(wx+r.out[x])+in*wx)
+		l.MaxShared = max(l.MaxShared, wOf(u)*(wx+s.out[x])+in*wx)
 	}
 	// The others: w_u (w_x + out_A(x)) for the job's routers u != x of A, x a router
 	// of A with job hosts or with routes leaving A there; u the router of A with the
 	// most job hosts other than x.
-	for _, x := range r.outTouched {
+	for _, x := range s.outTouched {
 		A := int(x) / a // a source group: grpN[A] counts its job hosts
-		l.Hops += r.out[x] * (int64(r.grpN[A]) - wOf(int(x)))
+		l.Hops += s.out[x] * (int64(s.grpN[A]) - wOf(int(x)))
 	}
-	for si := 0; si+1 < len(r.segs); si++ {
-		A := int(r.segs[si][0])
-		grp := r.routers[r.segs[si][1]:r.segs[si+1][1]]
+	for si := 0; si+1 < len(s.segs); si++ {
+		A := int(s.segs[si][0])
+		grp := s.routers[s.segs[si][1]:s.segs[si+1][1]]
 		var b1, b2 int64 // the two largest counts of A, b1 on router u1
 		u1 := -1
 		for _, u := range grp {
-			if w := int64(r.w[u]); w > b1 {
+			if w := int64(s.w[u]); w > b1 {
 				b2, b1, u1 = b1, w, int(u)
 			} else if w > b2 {
 				b2 = w
 			}
 		}
-		r.top[A] = b1
+		s.top[A] = b1
 		for _, x := range grp {
 			b := b1
 			if int(x) == u1 {
 				b = b2
 			}
-			l.MaxShared = max(l.MaxShared, b*(int64(r.w[x])+r.out[x]))
+			l.MaxShared = max(l.MaxShared, b*(int64(s.w[x])+s.out[x]))
 		}
 	}
-	for _, x := range r.outTouched {
+	for _, x := range s.outTouched {
 		if wOf(int(x)) == 0 { // not among the job's routers above
-			l.MaxShared = max(l.MaxShared, r.top[int(x)/a]*r.out[x])
+			l.MaxShared = max(l.MaxShared, s.top[int(x)/a]*s.out[x])
 		}
-		r.out[x] = 0
+		s.out[x] = 0
 	}
 	return l
 }

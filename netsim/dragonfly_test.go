@@ -80,7 +80,7 @@ func TestDragonflyRoutes(t *testing.T) {
 }
 
 // TestDragonflyLoadMatchesTrace: the all-to-all loads counted per router and group
-// (dragonflyLoad) equal those of tracing every pair's route with the router the
+// (dfLoad.count) equal those of tracing every pair's route with the router the
 // replay uses (NewRouter's), on random and consecutive allocations of several
 // small dragonflies, each from its spec and from an edge list (a fabric file).
 func TestDragonflyLoadMatchesTrace(t *testing.T) {
@@ -222,7 +222,7 @@ func TestDragonflyNextIsRoute(t *testing.T) {
 
 // TestDragonflyRelabelled: a dragonfly file numbered otherwise than its spec is
 // recognised (topo.Graph.Dragonfly) and routed minimally by DragonflyRouter, whose
-// loads counted per router and group (dragonflyLoad) are those of tracing its
+// loads counted per router and group (dfLoad.count) are those of tracing its
 // routes. Its routes follow the order of the groups' lowest vertices and of the
 // routers inside a group: where the file keeps those orders (hosts at random, the
 // routers interleaved across groups) every route is the spec's, vertex for vertex,

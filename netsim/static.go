@@ -35,6 +35,7 @@ type RouteMeter struct {
 	graph *GraphRouter     // set when all-to-all loads are counted on in-trees (a graph)
 	tree  *treeModel       // set when they are counted per subtree instead (a fat tree)
 	df    *DragonflyRouter // set when they are counted per router and group (a dragonfly)
+	dfs   dfLoad           // the dragonfly count's scratch (the router is shared, read only)
 	pat   Pattern
 	seed  uint64
 	count []int64
@@ -161,7 +162,7 @@ func (m *RouteMeter) MeasureContext(ctx context.Context, id int, nodes []int) (R
 		if len(nodes) < 2 {
 			return RouteLoad{}, nil
 		}
-		return m.df.dragonflyLoad(nodes), nil
+		return m.dfs.count(m.df, nodes), nil
 	case m.graph != nil:
 		if l, ok := m.memo.get(nodes); ok {
 			return l, nil

@@ -3,6 +3,7 @@ package sweep
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"testing"
 
 	"github.com/procalloc/procalloc/sim"
@@ -22,16 +23,14 @@ func (r sharedRunner) Run(ctx context.Context) (*sim.Report, error) {
 	return rep, err
 }
 
-// A sweep drops each machine after its last item: over three machines in machine
-// order, one worker, the Networks holds at most one machine at any moment (the
-// one the running item uses), none once an item was its machine's last, through
-// the library's runner and through a Replay hook (the procalloc command's), and
-// each line is the one of the item replayed alone, without sharing.
-func TestSweepDropsEachMachineAfterItsLastItem(t *testing.T) {
+// netsSweep is the sweep of KTH's first jobs with all-to-all communication on
+// machines and allocators (YAML lists), whose want items it checks it has.
+func netsSweep(t *testing.T, machines, allocators string, want int) (*Spec, []Item) {
+	t.Helper()
 	s, err := Parse([]byte(`name: nets
 traces: [../testdata/KTH-SP2-1996-2.converted.txt.gz]
-machines: [mesh:10x10, "dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=13", torus:8x8]
-allocators: [bf:rcm, ff:name-order]
+machines: `+machines+`
+allocators: `+allocators+`
 patterns: [all-to-all]
 flags: [--to, "400000", --drop-larger]
 `), "nets.yaml")
@@ -39,9 +38,19 @@ flags: [--to, "400000", --drop-larger]
 		t.Fatal(err)
 	}
 	items := s.Items()
-	if len(items) != 6 {
-		t.Fatalf("%d items, want 6", len(items))
+	if len(items) != want {
+		t.Fatalf("%d items, want %d", len(items), want)
 	}
+	return s, items
+}
+
+// A sweep drops each machine after its last item: over three machines in machine
+// order, one worker, the Networks holds at most one machine at any moment (the
+// one the running item uses), none once an item was its machine's last, through
+// the library's runner and through a Replay hook (the procalloc command's), and
+// each line is the one of the item replayed alone, without sharing.
+func TestSweepDropsEachMachineAfterItsLastItem(t *testing.T) {
+	s, items := netsSweep(t, `[mesh:10x10, "dragonfly:hosts_per_router=2,routers_per_group=4,intergroup_links=1,num_groups=13", torus:8x8]`, "[bf:rcm, ff:name-order]", 6)
 	// line is l without what depends on the run (time, build).
 	line := func(l Line) string {
 		l.Seconds, l.AllocTime, l.Build, l.SweepID = 0, nil, "", ""
@@ -100,6 +109,41 @@ flags: [--to, "400000", --drop-larger]
 		}
 		if hook && held != 1 {
 			t.Errorf("hook %v: at most %d machines held while an item ran, want 1", hook, held)
+		}
+	}
+}
+
+// A sweep that ends early (its Done refuses a line, or ctx is cancelled) leaves no
+// machine in a Networks the caller keeps: the items that never ran, or were
+// cancelled, have no line, but their announcements end with Run.
+func TestSweepEndedEarlyKeepsNoMachine(t *testing.T) {
+	s, items := netsSweep(t, "[mesh:10x10]", "[bf:rcm, ff:name-order, mc1x1]", 3)
+	stop := errors.New("stop")
+	for _, how := range []string{"done refuses", "ctx cancelled"} {
+		nets := &sim.Networks{}
+		ctx, cancel := context.WithCancel(context.Background())
+		lines := 0
+		r := Runner{Workers: 1, Networks: nets, Done: func(l Line) error {
+			lines++
+			if got := nets.Machines(); got != 1 {
+				t.Errorf("%s: after the first item %d machines held, want 1 (the later items')", how, got)
+			}
+			if how == "done refuses" {
+				return stop
+			}
+			cancel()
+			return nil
+		}}
+		err := s.Run(ctx, items, r)
+		cancel()
+		if how == "done refuses" && !errors.Is(err, stop) {
+			t.Errorf("%s: Run returned %v, want the Done's error", how, err)
+		}
+		if lines != 1 {
+			t.Errorf("%s: %d lines, want 1", how, lines)
+		}
+		if got := nets.Machines(); got != 0 {
+			t.Errorf("%s: %d machines held after Run returned, want 0", how, got)
 		}
 	}
 }

@@ -30,8 +30,9 @@ type Runner struct {
 	Replay func(it Item) (sim.Runner, error)
 	// Networks is what the items' replays share machines and routers through
 	// (nil: Run makes one). Run announces each item's replay to it before the
-	// first runs and ends it as the item ends (sim.Networks.Expect), so that a
-	// machine is dropped after its last item.
+	// first runs and ends it as the item ends, or when Run returns for an item
+	// cancelled or never started (sim.Networks.Expect), so that a machine is
+	// dropped after its last item and none is kept after Run.
 	Networks *sim.Networks
 	// Error, when set, rewrites an item's error before it goes into its line (the
 	// procalloc command's: sim's flags named, the command that decompresses a
@@ -65,6 +66,14 @@ func (s *Spec) Run(ctx context.Context, items []Item, r Runner) error {
 			ended[i] = nets.Expect(&sp)
 		}
 	}
+	// The items that end without a line (cancelled, or never started after Done
+	// refused one) end their announcements here: a Networks the caller keeps
+	// holds no machine of this Run after it returns. Each function ends once.
+	defer func() {
+		for _, end := range ended {
+			end()
+		}
+	}()
 	grid := sim.Grid{Workers: r.Workers,
 		Task: func(i int) (sim.Runner, error) {
 			t0[i] = time.Now()
