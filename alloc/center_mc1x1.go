@@ -361,8 +361,13 @@ func (a *mc1x1) search(k int) ([]int, error) {
 		// equal another tied center's are worked out; each other one counts once
 		// (mayShare).
 		var share []bool
-		if a.countTies && a.tb == nil && a.x.d == 2 && !a.x.anyWrap {
-			share = a.mayShare(k)
+		if a.countTies && a.tb == nil {
+			switch {
+			case a.x.d == 2 && !a.x.anyWrap:
+				share = a.mayShare(k)
+			case a.x.d <= 3:
+				share = a.mayShareArcs(k)
+			}
 		}
 		parts := prefixParts(0)
 		if a.tb != nil {

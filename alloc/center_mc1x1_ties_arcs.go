@@ -1,0 +1,262 @@
+package alloc
+
+// mayShare's counts on tori and on grids of one and three dimensions
+// (mayShareArcs): the same argument as on a 2D mesh (center_mc1x1_ties.go), with
+// a box kept as a set of coordinates per dimension, so that a ball crossing a
+// torus's seam, and the meet of such balls, are boxes too.
+
+// maxArcPieces bounds the intervals of an arcBox along one dimension. A ball is
+// one interval along a dimension, or two across a torus's seam; the meet of j
+// balls (arcs of one ring) is at most j arcs, j+1 intervals with the one across
+// the seam cut in two. mayShare meets at most four balls (cutsAllow's group of a
+// meet with B2), so five intervals is the most.
+const maxArcPieces = 6
+
+// arcBox is a box of a mesh or torus of up to three dimensions: along each
+// dimension j, n[j] disjoint intervals of coordinates in 0..dims[j]-1,
+// ascending; n[j] = 0 along any dimension is the empty box.
+type arcBox struct {
+	n  [3]uint8
+	iv [3][maxArcPieces][2]int32
+}
+
+// arcGeom is tieGeom on tori and on grids of one to three dimensions.
+type arcGeom struct{ x *gridIndex }
+
+// ball is the L-infinity ball of radius r around node c (empty when r < 0).
+func (g arcGeom) ball(c, r int) arcBox {
+	var b arcBox
+	if r < 0 {
+		return b
+	}
+	x := g.x
+	for j := range x.d {
+		v := int(x.coord[c*x.d+j])
+		g.setArc(&b, j, v-r, v+r)
+	}
+	return b
+}
+
+// setArc sets dimension j of b to the coordinates lo..hi (lo <= hi), at most a
+// ring long: clipped to the mesh, around the ring on a torus.
+func (g arcGeom) setArc(b *arcBox, j, lo, hi int) {
+	dj := g.x.dims[j]
+	switch {
+	case !g.x.wrap[j]:
+		lo, hi = max(lo, 0), min(hi, dj-1)
+		if lo > hi {
+			b.n[j] = 0
+			return
+		}
+	case hi-lo+1 >= dj:
+		lo, hi = 0, dj-1
+	default:
+		n := hi - lo
+		if lo %= dj; lo < 0 {
+			lo += dj
+		}
+		if hi = lo + n; hi >= dj { // across the seam
+			b.iv[j][0], b.iv[j][1] = [2]int32{0, int32(hi - dj)}, [2]int32{int32(lo), int32(dj - 1)}
+			b.n[j] = 2
+			return
+		}
+	}
+	b.iv[j][0] = [2]int32{int32(lo), int32(hi)}
+	b.n[j] = 1
+}
+
+// meet is the box of the coordinates in both p and q, dimension by dimension.
+func (g arcGeom) meet(p, q arcBox) arcBox {
+	var b arcBox
+	for j := range g.x.d {
+		P, Q := p.iv[j][:p.n[j]], q.iv[j][:q.n[j]]
+		n := 0
+		for s, t := 0, 0; s < len(P) && t < len(Q); {
+			lo, hi := max(P[s][0], Q[t][0]), min(P[s][1], Q[t][1])
+			if lo <= hi && n < maxArcPieces {
+				b.iv[j][n] = [2]int32{lo, hi}
+				n++
+			}
+			if P[s][1] < Q[t][1] {
+				s++
+			} else {
+				t++
+			}
+		}
+		b.n[j] = uint8(n)
+	}
+	return b
+}
+
+// count is the number of free nodes in b: the prefix sums of the free map over
+// every product of its intervals.
+func (g arcGeom) count(b arcBox) int {
+	x := g.x
+	P := x.free
+	// the first dimension's stride is 1
+	row := func(off int) int32 {
+		var s int32
+		for _, iv := range b.iv[0][:b.n[0]] {
+			s += P[off+int(iv[1])+1] - P[off+int(iv[0])]
+		}
+		return s
+	}
+	switch x.d {
+	case 1:
+		return int(row(0))
+	case 2:
+		s1 := x.pstride[1]
+		var s int32
+		for _, iv := range b.iv[1][:b.n[1]] {
+			s += row((int(iv[1])+1)*s1) - row(int(iv[0])*s1)
+		}
+		return int(s)
+	}
+	s1, s2 := x.pstride[1], x.pstride[2]
+	plane := func(off int) int32 {
+		var s int32
+		for _, iv := range b.iv[1][:b.n[1]] {
+			s += row(off+(int(iv[1])+1)*s1) - row(off+int(iv[0])*s1)
+		}
+		return s
+	}
+	var s int32
+	for _, iv := range b.iv[2][:b.n[2]] {
+		s += plane((int(iv[1])+1)*s2) - plane(int(iv[0])*s2)
+	}
+	return int(s)
+}
+
+// mayShareArcs is mayShare on a torus or a grid of one to three dimensions: the
+// same counts (sharePossible, cutsAllow) on arcBoxes, and the same window of
+// centers to test. If S(c1) = S(c2), every free node of A(c1) lies within L2 of
+// c2: along each dimension, c2 is within Lmax (around the ring on a torus) of the
+// least and the greatest coordinate of A(c1)'s free nodes, taken along the ball's
+// own run of coordinates (on a torus, a run shorter than the ring; along one that
+// covers the ring, the window is the whole ring). For a full A(c1) of tied centers
+// with one shell radius the window is c1 and its 3^d - 1 neighbours.
+func (a *mc1x1) mayShareArcs(k int) []bool {
+	x := a.x
+	g := arcGeom{x}
+	if len(a.tiedAt) < a.g.N() {
+		a.tiedAt = make([]int32, a.g.N())
+	}
+	at := a.tiedAt
+	Lmax := 0
+	share, cuts := a.share[:0], a.cuts[:0]
+	for n, t := range a.tied {
+		at[a.fl[t.i]] = int32(n + 1)
+		Lmax = max(Lmax, t.L)
+		share = append(share, false)
+		cuts = append(cuts, [2]int32{noCut, noCut})
+	}
+	a.share, a.cuts = share, cuts
+	var str [3]int // node-index strides (axis 0 fastest)
+	st := 1
+	for j := range x.d {
+		str[j] = st
+		st *= x.dims[j]
+	}
+	wide := a.wide[:0]
+	var win arcBox
+	for n, t := range a.tied {
+		wide = append(wide, false)
+		if t.L == 0 {
+			continue // k = 1: the set is {c}, its own
+		}
+		c := a.fl[t.i]
+		A := g.ball(c, t.L-1)
+		size := 1
+		for j := range x.d {
+			dj, v, r := x.dims[j], int(x.coord[c*x.d+j]), t.L-1
+			if x.wrap[j] && 2*r+1 >= dj {
+				g.setArc(&win, j, 0, dj-1)
+			} else {
+				lo, hi := v-r, v+r
+				if !x.wrap[j] {
+					lo, hi = max(lo, 0), min(hi, dj-1)
+				}
+				// has reports whether A holds a free node with coordinate
+				// u0..u1 (of the run lo..hi) along dimension j.
+				slab := A
+				has := func(u0, u1 int) bool {
+					g.setArc(&slab, j, u0, u1)
+					return g.count(slab) > 0
+				}
+				first := searchFirst(lo, v, func(u int) bool { return has(lo, u) })
+				last := v + hi - searchFirst(v, hi, func(u int) bool { return has(v+hi-u, hi) })
+				var near, far arcBox
+				g.setArc(&near, j, first-Lmax, first+Lmax)
+				g.setArc(&far, j, last-Lmax, last+Lmax)
+				w := g.meet(near, far)
+				win.n[j], win.iv[j] = w.n[j], w.iv[j]
+			}
+			cnt := 0
+			for _, iv := range win.iv[j][:win.n[j]] {
+				cnt += int(iv[1]-iv[0]) + 1
+			}
+			size *= cnt
+		}
+		if size > maxShareWindow {
+			share[n], wide[n] = true, true
+			continue
+		}
+		// Each pair once: from the earlier of the two, unless the earlier one's
+		// window was too wide to look through.
+		visit := func(v int) {
+			if u2 := int(at[v]) - 1; u2 > n && !(share[n] && share[u2]) || u2 >= 0 && u2 < n && wide[u2] && !share[n] {
+				if sharePossible(a, g, n, u2, k) {
+					share[n], share[u2] = true, true
+				}
+			}
+		}
+		for _, i2 := range win.pieces(x.d, 2) {
+			for u2 := i2[0]; u2 <= i2[1]; u2++ {
+				for _, i1 := range win.pieces(x.d, 1) {
+					for u1 := i1[0]; u1 <= i1[1]; u1++ {
+						base := int(u2)*str[2] + int(u1)*str[1]
+						for _, i0 := range win.iv[0][:win.n[0]] {
+							for u0 := i0[0]; u0 <= i0[1]; u0++ {
+								visit(base + int(u0))
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	a.wide = wide
+	for _, t := range a.tied {
+		at[a.fl[t.i]] = 0
+	}
+	return share
+}
+
+// pieces returns the intervals of b along dimension j, or the one coordinate 0
+// along a dimension past d.
+func (b *arcBox) pieces(d, j int) [][2]int32 {
+	if j >= d {
+		return originPiece
+	}
+	return b.iv[j][:b.n[j]]
+}
+
+// originPiece is the interval of coordinate 0 alone.
+var originPiece = [][2]int32{{0, 0}}
+
+// searchFirst returns the smallest v in [lo, hi] with has(v), given has(hi) and
+// has monotone (false, then true).
+func searchFirst(lo, hi int, has func(int) bool) int {
+	if has(lo) {
+		return lo
+	}
+	for lo++; lo < hi; {
+		mid := lo + (hi-lo)/2 // lo and hi may be negative (lifted torus coordinates)
+		if has(mid) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return lo
+}
