@@ -365,7 +365,11 @@ func (a *mc1x1) search(k int) ([]int, error) {
 			switch {
 			case a.x.d == 2 && !a.x.anyWrap:
 				share = a.mayShare(k)
-			case a.x.d <= 3:
+			case a.x.d <= 3 && !a.x.hasBallMasks():
+				// on a torus or 3D grid small enough for the ball-mask
+				// table, working every set out on bitsets costs less
+				// than the counts (KTH's 28,000 jobs on torus:10x10:
+				// 0.39 s of CPU against 0.95 s with them)
 				share = a.mayShareArcs(k)
 			}
 		}

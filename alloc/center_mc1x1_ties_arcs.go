@@ -69,6 +69,34 @@ func (g arcGeom) setArc(b *arcBox, j, lo, hi int) {
 func (g arcGeom) meet(p, q arcBox) arcBox {
 	var b arcBox
 	for j := range g.x.d {
+		if !meetDim(&b, &p, &q, j) {
+			return arcBox{}
+		}
+	}
+	return b
+}
+
+// meet1 is p with its dimension j met with q's (the other dimensions p's).
+func (g arcGeom) meet1(p, q arcBox, j int) arcBox {
+	b := p
+	meetDim(&b, &p, &q, j)
+	return b
+}
+
+// meetDim sets dimension j of b to the meet of p's and q's, reporting whether
+// it is not empty.
+func meetDim(b, p, q *arcBox, j int) bool {
+	{
+		if p.n[j] == 1 && q.n[j] == 1 { // most often: one interval each
+			lo, hi := max(p.iv[j][0][0], q.iv[j][0][0]), min(p.iv[j][0][1], q.iv[j][0][1])
+			if lo > hi {
+				b.n[j] = 0
+				return false
+			}
+			b.iv[j][0] = [2]int32{lo, hi}
+			b.n[j] = 1
+			return true
+		}
 		P, Q := p.iv[j][:p.n[j]], q.iv[j][:q.n[j]]
 		n := 0
 		for s, t := 0, 0; s < len(P) && t < len(Q); {
@@ -84,8 +112,8 @@ func (g arcGeom) meet(p, q arcBox) arcBox {
 			}
 		}
 		b.n[j] = uint8(n)
+		return n > 0
 	}
-	return b
 }
 
 // count is the number of free nodes in b: the prefix sums of the free map over
@@ -93,6 +121,14 @@ func (g arcGeom) meet(p, q arcBox) arcBox {
 func (g arcGeom) count(b arcBox) int {
 	x := g.x
 	P := x.free
+	if x.d == 3 && b.n == [3]uint8{1, 1, 1} { // most often: one box
+		s1, s2 := x.pstride[1], x.pstride[2]
+		a0, b0 := int(b.iv[0][0][0]), int(b.iv[0][0][1])+1
+		a1, b1 := int(b.iv[1][0][0])*s1, (int(b.iv[1][0][1])+1)*s1
+		a2, b2 := int(b.iv[2][0][0])*s2, (int(b.iv[2][0][1])+1)*s2
+		return int(P[b0+b1+b2] - P[a0+b1+b2] - P[b0+a1+b2] - P[b0+b1+a2] +
+			P[a0+a1+b2] + P[a0+b1+a2] + P[b0+a1+a2] - P[a0+a1+a2])
+	}
 	// the first dimension's stride is 1
 	row := func(off int) int32 {
 		var s int32
@@ -185,10 +221,19 @@ func (a *mc1x1) mayShareArcs(k int) []bool {
 				}
 				first := searchFirst(lo, v, func(u int) bool { return has(lo, u) })
 				last := v + hi - searchFirst(v, hi, func(u int) bool { return has(v+hi-u, hi) })
-				var near, far arcBox
-				g.setArc(&near, j, first-Lmax, first+Lmax)
-				g.setArc(&far, j, last-Lmax, last+Lmax)
-				w := g.meet(near, far)
+				// c2 is within Lmax of first, last and v (c itself); on a
+				// ring, the balls around the two ends can meet on the far
+				// side too, which the points halfway to v rule out when
+				// their slabs hold a free node
+				var w, ring arcBox
+				g.setArc(&w, j, v-Lmax, v+Lmax)
+				for _, u := range [...]int{first, last, (first + v) / 2, (v + last) / 2} {
+					if u == v || !x.wrap[j] && u != first && u != last || u != first && u != last && !has(u, u) {
+						continue
+					}
+					g.setArc(&ring, j, u-Lmax, u+Lmax)
+					w = g.meet1(w, ring, j)
+				}
 				win.n[j], win.iv[j] = w.n[j], w.iv[j]
 			}
 			cnt := 0
