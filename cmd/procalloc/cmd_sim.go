@@ -306,12 +306,15 @@ const tiesCostNodes = 1 << 15
 
 // tiesCostWarning is the warning for a replay that counts the MC1x1 family's ties
 // (--metrics ties, in the default all) on a torus, or on a grid of three or more
-// dimensions, of more than tiesCostNodes nodes, or "": counting them enumerates the
-// node sets of every tied center, and on such a machine nearly every free node ties
-// (a torus's symmetry), so one decision took minutes at 10^5 nodes (a job of an
-// eighth of torus:40x40x40, 16.9 s of CPU; none of 24,320 nodes on torus:58x58x58
-// in 35 s; docs/reliability.md, "200,000 nodes walked"). A 2D mesh counts them
-// by a faster path. specs are the allocators replayed.
+// dimensions, of more than tiesCostNodes nodes, where they are slow, or "": with
+// tie-breaking (mc1x1:tb=...), with mc1x1-greedy, and on grids of four or more
+// dimensions the node set of every tied center is worked out, and on such a
+// machine nearly every free node ties (a torus's symmetry), so one decision took
+// minutes at 10^5 nodes (docs/reliability.md, "200,000 nodes walked"). Plain
+// mc1x1 tells most tied sets apart from box counts there too (mayShareArcs:
+// torus:46x46x46's first 30 scaled SDSC jobs in 5.5 s of CPU, 74 s before;
+// "MC1x1's ties counted from counts on tori and 3D"), as on a 2D mesh. specs are
+// the allocators replayed.
 func tiesCostWarning(m topo.Machine, metrics sim.MetricSet, specs []string) string {
 	if metrics != 0 && !metrics.Has(sim.MetricsTies) {
 		return ""
@@ -321,8 +324,9 @@ func tiesCostWarning(m topo.Machine, metrics sim.MetricSet, specs []string) stri
 		return ""
 	}
 	for _, a := range specs {
-		if name, _, _ := strings.Cut(a, ":"); name == "mc1x1" || name == "mc1x1-greedy" {
-			return fmt.Sprintf("counting %s's ties (--metrics ties, in the default all) on %s (%d nodes) can take minutes a decision; they never change the nodes chosen: --metrics sched,dist,route leaves them out", name, m.Spec(), g.N())
+		name, arg, _ := strings.Cut(a, ":")
+		if name == "mc1x1-greedy" || name == "mc1x1" && (arg != "" || len(g.Dims()) > 3) {
+			return fmt.Sprintf("counting %s's ties (--metrics ties, in the default all) on %s (%d nodes) can take minutes a decision; they never change the nodes chosen: --metrics sched,dist,route leaves them out", a, m.Spec(), g.N())
 		}
 	}
 	return ""
