@@ -260,8 +260,8 @@ func (a *mc1x1) Allocate(k int) ([]int, error) {
 }
 
 // AllocateContext is Allocate that stops when ctx ends (ContextAllocator): between
-// the tied centers whose node sets tie counting works out, 87 µs each on an empty
-// torus:58x58x58, where all 195,112 tie.
+// the tied centers whose node sets tie counting works out (87 µs each on an empty
+// torus:58x58x58, where all 195,112 tie) or tells apart from counts (mayShareArcs).
 func (a *mc1x1) AllocateContext(ctx context.Context, k int) ([]int, error) {
 	a.ctx = ctx
 	defer func() { a.ctx = nil }()

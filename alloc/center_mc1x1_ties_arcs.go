@@ -197,6 +197,15 @@ func (a *mc1x1) mayShareArcs(k int) []bool {
 	var win arcBox
 	for n, t := range a.tied {
 		wide = append(wide, false)
+		if n&63 == 63 && a.stopped() {
+			// AllocateContext's context ended (on torus:58x58x58 this loop
+			// takes seconds): the rest count as possibly shared, and search
+			// stops at its own check before working any out
+			for n2 := n; n2 < len(share); n2++ {
+				share[n2] = true
+			}
+			break
+		}
 		if t.L == 0 {
 			continue // k = 1: the set is {c}, its own
 		}

@@ -101,12 +101,22 @@ func TestMayShareOnBlocks(t *testing.T) {
 // torus:58x58x58 all 195,112 tie, 17 s of CPU for one decision, which Ctrl-C could
 // not stop. AllocateContext stops between them with the context's cause, the state
 // and the tie statistics unchanged; the next decision is the one a fresh allocator
-// makes, and AllocateContext with a live context is Allocate.
+// makes, and AllocateContext with a live context is Allocate. On lists (as on
+// machines too large for bitsets) it stops as well inside mayShareArcs.
 func TestMC1x1AllocateContextStops(t *testing.T) {
+	for _, lists := range []bool{false, true} {
+		testMC1x1AllocateContextStops(t, lists)
+	}
+}
+
+func testMC1x1AllocateContextStops(t *testing.T, lists bool) {
 	g := topo.Torus(8, 8, 8) // 512 tied centers on the empty torus
 	a, err := Parse("mc1x1", g, Options{})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if lists {
+		forceLists(a)
 	}
 	a.(TieReporter).CountTies(true)
 	ca := a.(ContextAllocator)

@@ -735,7 +735,7 @@ procalloc sim --trace sim/testdata/sacct-fattree.txt --graph topo/testdata/topol
 					r, err := rp.Run(ctx)
 					if err != nil && r == nil && ctx.Err() != nil {
 						// Stopped before the trace's first job finished (one
-						// decision can take minutes on 2 x 10^5 nodes: mc1x1's
+						// decision can take minutes on 2 x 10^5 nodes: mc1x1:tb's
 						// ties on a 3D torus): say so, not a bare "interrupted".
 						return fmt.Errorf("the trace's first job (of %d) had not finished: nothing written; stopped: %w", jobs, err)
 					}
