@@ -59,19 +59,8 @@ func (x *gridIndex) ballRect(c, r int) rect {
 func (a *mc1x1) mayShare(k int) []bool {
 	x := a.x
 	X, Y := x.dims[0], x.dims[1]
-	if len(a.tiedAt) < X*Y {
-		a.tiedAt = make([]int32, X*Y)
-	}
-	at := a.tiedAt
-	Lmax := 0
-	share, cuts := a.share[:0], a.cuts[:0]
-	for n, t := range a.tied {
-		at[a.fl[t.i]] = int32(n + 1)
-		Lmax = max(Lmax, t.L)
-		share = append(share, false)
-		cuts = append(cuts, [2]int32{noCut, noCut})
-	}
-	a.share, a.cuts = share, cuts
+	Lmax := a.startShare()
+	at, share := a.tiedAt, a.share
 	co := x.coord
 	wide := a.wide[:0]
 	for n, t := range a.tied {
@@ -88,15 +77,9 @@ func (a *mc1x1) mayShare(k int) []bool {
 			share[n], wide[n] = true, true
 			continue
 		}
-		// Each pair once: from the earlier of the two, unless the earlier one's
-		// window was too wide to look through.
 		for yy := wy0; yy <= wy1; yy++ {
 			for _, u := range at[wx0+yy*X : wx1+1+yy*X] {
-				if u2 := int(u) - 1; u2 > n && !(share[n] && share[u2]) || u2 >= 0 && u2 < n && wide[u2] && !share[n] {
-					if sharePossible(a, meshGeom{x}, n, u2, k) {
-						share[n], share[u2] = true, true
-					}
-				}
+				sharePair(a, meshGeom{x}, n, int(u)-1, k, wide)
 			}
 		}
 	}
@@ -105,6 +88,37 @@ func (a *mc1x1) mayShare(k int) []bool {
 		at[a.fl[t.i]] = 0
 	}
 	return share
+}
+
+// startShare readies mayShare's scratch for a.tied: a.tiedAt marks each tied
+// center's node with 1 + its index, a.share is all false and a.cuts not worked
+// out. It returns the largest outermost shell of the tied centers.
+func (a *mc1x1) startShare() (Lmax int) {
+	if len(a.tiedAt) < a.g.N() {
+		a.tiedAt = make([]int32, a.g.N())
+	}
+	share, cuts := a.share[:0], a.cuts[:0]
+	for n, t := range a.tied {
+		a.tiedAt[a.fl[t.i]] = int32(n + 1)
+		Lmax = max(Lmax, t.L)
+		share = append(share, false)
+		cuts = append(cuts, [2]int32{noCut, noCut})
+	}
+	a.share, a.cuts = share, cuts
+	return Lmax
+}
+
+// sharePair tests tied centers n and u (u < 0: no tied center) from n's window,
+// each pair once: from the earlier of the two, unless the earlier one's window
+// was too wide to look through (wide); both are marked when their sets may be
+// the same.
+func sharePair[B any, G tieGeom[B]](a *mc1x1, g G, n, u, k int, wide []bool) {
+	share := a.share
+	if u > n && !(share[n] && share[u]) || u >= 0 && u < n && wide[u] && !share[n] {
+		if sharePossible(a, g, n, u, k) {
+			share[n], share[u] = true, true
+		}
+	}
 }
 
 // tieGeom is the geometry mayShare's counts are read in: the L-infinity ball of

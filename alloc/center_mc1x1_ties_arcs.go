@@ -174,19 +174,8 @@ func (g arcGeom) count(b arcBox) int {
 func (a *mc1x1) mayShareArcs(k int) []bool {
 	x := a.x
 	g := arcGeom{x}
-	if len(a.tiedAt) < a.g.N() {
-		a.tiedAt = make([]int32, a.g.N())
-	}
-	at := a.tiedAt
-	Lmax := 0
-	share, cuts := a.share[:0], a.cuts[:0]
-	for n, t := range a.tied {
-		at[a.fl[t.i]] = int32(n + 1)
-		Lmax = max(Lmax, t.L)
-		share = append(share, false)
-		cuts = append(cuts, [2]int32{noCut, noCut})
-	}
-	a.share, a.cuts = share, cuts
+	Lmax := a.startShare()
+	at, share := a.tiedAt, a.share
 	var str [3]int // node-index strides (axis 0 fastest)
 	st := 1
 	for j := range x.d {
@@ -255,15 +244,6 @@ func (a *mc1x1) mayShareArcs(k int) []bool {
 			share[n], wide[n] = true, true
 			continue
 		}
-		// Each pair once: from the earlier of the two, unless the earlier one's
-		// window was too wide to look through.
-		visit := func(v int) {
-			if u2 := int(at[v]) - 1; u2 > n && !(share[n] && share[u2]) || u2 >= 0 && u2 < n && wide[u2] && !share[n] {
-				if sharePossible(a, g, n, u2, k) {
-					share[n], share[u2] = true, true
-				}
-			}
-		}
 		for _, i2 := range win.pieces(x.d, 2) {
 			for u2 := i2[0]; u2 <= i2[1]; u2++ {
 				for _, i1 := range win.pieces(x.d, 1) {
@@ -271,7 +251,7 @@ func (a *mc1x1) mayShareArcs(k int) []bool {
 						base := int(u2)*str[2] + int(u1)*str[1]
 						for _, i0 := range win.iv[0][:win.n[0]] {
 							for u0 := i0[0]; u0 <= i0[1]; u0++ {
-								visit(base + int(u0))
+								sharePair(a, g, n, int(at[base+int(u0)])-1, k, wide)
 							}
 						}
 					}

@@ -81,20 +81,10 @@ func TestMayShareArcsMatchesReference(t *testing.T) {
 				default:
 					free = randomFree(rng, g.N(), 0.85)
 				}
-				nf := 0
-				for _, f := range free {
-					if f {
-						nf++
-					}
-				}
-				if nf < 2 {
+				k, ok := tieJobSize(rng, free, ks, r)
+				if !ok {
 					continue
 				}
-				k := ks[rng.IntN(len(ks))]
-				if r%3 == 0 {
-					k = 1 + rng.IntN(nf)
-				}
-				k = min(k, nf-1)
 				a, err := Parse("mc1x1", g, Options{Compat: CompatPReMAS})
 				if err != nil {
 					t.Fatal(err)

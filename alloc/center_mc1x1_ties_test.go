@@ -39,21 +39,10 @@ func TestMayShareOnBlocks(t *testing.T) {
 					}
 				}
 			}
-			nf := 0
-			for _, f := range free {
-				if f {
-					nf++
-				}
-			}
-			if nf < 2 {
+			k, ok := tieJobSize(rng, free, []int{1, 4, 9, 16, 25, 36, 49, 64}, r)
+			if !ok {
 				continue
 			}
-			ks := []int{1, 4, 9, 16, 25, 36, 49, 64}
-			k := ks[rng.IntN(len(ks))]
-			if r%3 == 0 {
-				k = 1 + rng.IntN(nf)
-			}
-			k = min(k, nf-1)
 			a, err := Parse("mc1x1", g, Options{Compat: CompatPReMAS})
 			if err != nil {
 				t.Fatal(err)
@@ -95,6 +84,26 @@ func TestMayShareOnBlocks(t *testing.T) {
 	if unworked == 0 || worked == 0 || shared == 0 {
 		t.Fatalf("the free sets do not exercise mayShare: %d unworked, %d worked out, %d decisions with shared sets", unworked, worked, shared)
 	}
+}
+
+// tieJobSize picks a job size for round r of a ties test on free: one of ks, or
+// in every third round any, below the number of free nodes; false when fewer
+// than two are free.
+func tieJobSize(rng *rand.Rand, free []bool, ks []int, r int) (int, bool) {
+	nf := 0
+	for _, f := range free {
+		if f {
+			nf++
+		}
+	}
+	if nf < 2 {
+		return 0, false
+	}
+	k := ks[rng.IntN(len(ks))]
+	if r%3 == 0 {
+		k = 1 + rng.IntN(nf)
+	}
+	return min(k, nf-1), true
 }
 
 // MC1x1 counting ties works out the node set of every tied center: on an empty
