@@ -32,10 +32,10 @@ func (x *gridIndex) ballRect(c, r int) rect {
 }
 
 // mayShare marks the tied centers (a.tied) whose node set may equal another tied
-// center's, from counts alone, on a 2D mesh. The tie statistics count distinct
-// node sets (TieStats), and working a tied center's set out (chooseLast2D) was
-// most of a decision's cost on big meshes: about 1,100 centers tie per tied
-// decision at 128x128, nearly all with sets that no other center has. A center
+// center's, from counts alone, on a 2D mesh (mayShareArcs on tori and 3D grids).
+// The tie statistics count distinct node sets (TieStats), and working a tied
+// center's set out (chooseLast2D) was most of a decision's cost on big meshes:
+// about 1,100 centers tie per tied decision at 128x128, nearly all with sets that no other center has. A center
 // left unmarked has a set of its own and counts as one distinct set without being
 // worked out; only the marked ones are fingerprinted and compared. The count is
 // the same as with every tied center fingerprinted.
@@ -77,9 +77,15 @@ func (a *mc1x1) mayShare(k int) []bool {
 			share[n], wide[n] = true, true
 			continue
 		}
+		// Each pair once: from the earlier of the two, unless the earlier one's
+		// window was too wide to look through.
 		for yy := wy0; yy <= wy1; yy++ {
 			for _, u := range at[wx0+yy*X : wx1+1+yy*X] {
-				sharePair(a, meshGeom{x}, n, int(u)-1, k, wide)
+				if u2 := int(u) - 1; u2 > n && !(share[n] && share[u2]) || u2 >= 0 && u2 < n && wide[u2] && !share[n] {
+					if a.sharePossible(n, u2, k) {
+						share[n], share[u2] = true, true
+					}
+				}
 			}
 		}
 	}
@@ -108,95 +114,65 @@ func (a *mc1x1) startShare() (Lmax int) {
 	return Lmax
 }
 
-// sharePair tests tied centers n and u (u < 0: no tied center) from n's window,
-// each pair once: from the earlier of the two, unless the earlier one's window
-// was too wide to look through (wide); both are marked when their sets may be
-// the same.
-func sharePair[B any, G tieGeom[B]](a *mc1x1, g G, n, u, k int, wide []bool) {
-	share := a.share
-	if u > n && !(share[n] && share[u]) || u >= 0 && u < n && wide[u] && !share[n] {
-		if sharePossible(a, g, n, u, k) {
-			share[n], share[u] = true, true
-		}
-	}
-}
-
-// tieGeom is the geometry mayShare's counts are read in: the L-infinity ball of
-// radius r around node c as a box of type B, the meet of two boxes, and the free
-// nodes in a box (0 for an empty one, and for a ball of negative radius). On a 2D
-// mesh a box is a rect (meshGeom); on tori and 3D grids an arcBox (arcGeom).
-type tieGeom[B any] interface {
-	ball(c, r int) B
-	meet(p, q B) B
-	count(b B) int
-}
-
-// meshGeom is tieGeom on a 2D mesh: rects on the prefix sums.
-type meshGeom struct{ x *gridIndex }
-
-func (g meshGeom) ball(c, r int) rect  { return g.x.ballRect(c, r) }
-func (g meshGeom) meet(p, q rect) rect { return p.meet(q) }
-func (g meshGeom) count(r rect) int    { return g.x.freeIn(r) }
-
 // sharePossible reports whether tied centers n1 and n2 (indices in a.tied; shells
 // L >= 1, k nodes each) can have the same node set, by the counts of mayShare.
-func sharePossible[B any, G tieGeom[B]](a *mc1x1, g G, n1, n2, k int) bool {
+func (a *mc1x1) sharePossible(n1, n2, k int) bool {
+	x := a.x
 	t1, t2 := a.tied[n1], a.tied[n2]
 	c1, c2 := a.fl[t1.i], a.fl[t2.i]
-	A1, B1 := g.ball(c1, t1.L-1), g.ball(c1, t1.L)
-	A2, B2 := g.ball(c2, t2.L-1), g.ball(c2, t2.L)
+	A1, B1 := x.ballRect(c1, t1.L-1), x.ballRect(c1, t1.L)
+	A2, B2 := x.ballRect(c2, t2.L-1), x.ballRect(c2, t2.L)
 	a1, a2 := k-t1.m, k-t2.m // free nodes in A1, A2
-	if g.count(g.meet(A1, B2)) != a1 || g.count(g.meet(A2, B1)) != a2 ||
-		a1+a2-g.count(g.meet(A1, A2)) > k || g.count(g.meet(B1, B2)) < k {
+	if x.freeIn(A1.meet(B2)) != a1 || x.freeIn(A2.meet(B1)) != a2 ||
+		a1+a2-x.freeIn(A1.meet(A2)) > k || x.freeIn(B1.meet(B2)) < k {
 		return false
 	}
-	return cutsAllow(a, g, n1, A1, B1, A2, B2) && cutsAllow(a, g, n2, A2, B2, A1, B1)
+	return a.cutsAllow(n1, A1, B1, A2, B2) && a.cutsAllow(n2, A2, B2, A1, B1)
 }
 
 // cutsAllow reports whether the first two steps of tied center n's shell order
 // (orderCuts) leave its set S able to equal that of a center with balls A2 (radius
 // L2-1) and B2 (radius L2): the shell nodes they take lie in B2, and those they
 // leave out lie outside A2. A and B are n's own balls.
-func cutsAllow[B any, G tieGeom[B]](a *mc1x1, g G, n int, A, Bl, A2, B2 B) bool {
+func (a *mc1x1) cutsAllow(n int, A, B, A2, B2 rect) bool {
 	t := a.tied[n]
 	if t.i == 0 {
 		return true // no earlier center: the order is the free list's
 	}
 	cuts := a.cuts[n]
 	if cuts[0] == noCut {
-		cuts = orderCuts(a, g, t, A, Bl)
+		cuts = a.orderCuts(t, A, B)
 		a.cuts[n] = cuts
 	}
+	x := a.x
 	// shell(r): the free nodes of n's shell in box r
-	shell := func(r B) int { return g.count(g.meet(Bl, r)) - g.count(g.meet(A, r)) }
+	shell := func(r rect) int { return x.freeIn(B.meet(r)) - x.freeIn(A.meet(r)) }
 	p1 := a.fl[t.i-1]
-	in, near := g.ball(p1, int(cuts[0])-1), g.ball(p1, int(cuts[0]))
-	if shell(g.meet(in, B2)) != shell(in) || shell(g.meet(A2, near)) != shell(A2) {
+	in, near := x.ballRect(p1, int(cuts[0])-1), x.ballRect(p1, int(cuts[0]))
+	if shell(in.meet(B2)) != shell(in) || shell(A2.meet(near)) != shell(A2) {
 		return false // takes a node outside B2, or leaves out one of A2
 	}
 	if cuts[1] == noCut {
 		return true
 	}
 	// The same for the second step, on the group G left at the first step's cut
-	group := func(r B) int { return shell(g.meet(near, r)) - shell(g.meet(in, r)) }
+	group := func(r rect) int { return shell(near.meet(r)) - shell(in.meet(r)) }
 	p2 := a.fl[t.i-2]
-	in2, near2 := g.ball(p2, int(cuts[1])-1), g.ball(p2, int(cuts[1]))
-	return group(g.meet(in2, B2)) == group(in2) && group(g.meet(A2, near2)) == group(A2)
+	in2, near2 := x.ballRect(p2, int(cuts[1])-1), x.ballRect(p2, int(cuts[1]))
+	return group(in2.meet(B2)) == group(in2) && group(A2.meet(near2)) == group(A2)
 }
 
 // orderCuts returns the cut values of the first two steps of chooseLast for tied
-// center t (t.i >= 1) with balls A (radius L-1) and Bl (radius L). The first: the
+// center t (t.i >= 1) with balls A (radius L-1) and B (radius L). The first: the
 // smallest distance d1 from p1, the center before t's in the free list, with at
 // least t.m free nodes of t's shell within d1 of p1; the shell nodes closer to p1
 // are taken, the farther ones are not, and those at d1 (the group G) are left to
 // the next center p2: the same with the nodes still needed (need) among G, d2 a
 // distance from p2. When no second step is made (no p2), the second is noCut;
 // when need is 0 or all of G, a cut that leaves every node of G out or takes it.
-// The distances are the machine's (around the ring on a torus): a shell node is
-// within L+D of p1 when p1 is D from the center.
-func orderCuts[B any, G tieGeom[B]](a *mc1x1, g G, t tieCand, A, Bl B) [2]int32 {
+func (a *mc1x1) orderCuts(t tieCand, A, B rect) [2]int32 {
 	x := a.x
-	shell := func(r B) int { return g.count(g.meet(Bl, r)) - g.count(g.meet(A, r)) }
+	shell := func(r rect) int { return x.freeIn(B.meet(r)) - x.freeIn(A.meet(r)) }
 	c, p1 := a.fl[t.i], a.fl[t.i-1]
 	// smallest returns the smallest d in [lo, hi] with count(d) >= need, given
 	// count(hi) >= need.
@@ -212,12 +188,12 @@ func orderCuts[B any, G tieGeom[B]](a *mc1x1, g G, t tieCand, A, Bl B) [2]int32 
 		return lo
 	}
 	D := x.linf(c, p1)
-	d1 := smallest(max(t.L-D, 0), t.L+D, t.m, func(d int) int { return shell(g.ball(p1, d)) })
+	d1 := smallest(max(t.L-D, 0), t.L+D, t.m, func(d int) int { return shell(x.ballRect(p1, d)) })
 	cuts := [2]int32{int32(d1), noCut}
 	if t.i < 2 {
 		return cuts
 	}
-	in, near := g.ball(p1, d1-1), g.ball(p1, d1)
+	in, near := x.ballRect(p1, d1-1), x.ballRect(p1, d1)
 	need := t.m - shell(in)
 	n := shell(near) - shell(in)
 	p2 := a.fl[t.i-2]
@@ -228,8 +204,8 @@ func orderCuts[B any, G tieGeom[B]](a *mc1x1, g G, t tieCand, A, Bl B) [2]int32 
 		cuts[1] = -1 // none within d2
 	default:
 		group := func(d int) int {
-			r := g.ball(p2, d)
-			return shell(g.meet(near, r)) - shell(g.meet(in, r))
+			r := x.ballRect(p2, d)
+			return shell(near.meet(r)) - shell(in.meet(r))
 		}
 		cuts[1] = int32(smallest(max(d1-D2, 0), d1+D2, need, group))
 	}
