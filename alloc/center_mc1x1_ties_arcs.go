@@ -189,7 +189,6 @@ func (a *mc1x1) mayShareArcs(k int) []bool {
 		st *= x.dims[j]
 	}
 	wide := a.wide[:0]
-	var win arcBox
 	for n, t := range a.tied {
 		wide = append(wide, false)
 		if n&63 == 63 && a.stopped() {
@@ -205,41 +204,9 @@ func (a *mc1x1) mayShareArcs(k int) []bool {
 			continue // k = 1: the set is {c}, its own
 		}
 		c := a.fl[t.i]
-		A := g.ball(c, t.L-1)
+		win := g.shareWindow(c, t.L-1, Lmax)
 		size := 1
 		for j := range x.d {
-			dj, v, r := x.dims[j], int(x.coord[c*x.d+j]), t.L-1
-			if x.wrap[j] && 2*r+1 >= dj {
-				g.setArc(&win, j, 0, dj-1)
-			} else {
-				lo, hi := v-r, v+r
-				if !x.wrap[j] {
-					lo, hi = max(lo, 0), min(hi, dj-1)
-				}
-				// has reports whether A holds a free node with coordinate
-				// u0..u1 (of the run lo..hi) along dimension j.
-				slab := A
-				has := func(u0, u1 int) bool {
-					g.setArc(&slab, j, u0, u1)
-					return g.count(slab) > 0
-				}
-				first := searchFirst(lo, v, func(u int) bool { return has(lo, u) })
-				last := v + hi - searchFirst(v, hi, func(u int) bool { return has(v+hi-u, hi) })
-				// c2 is within Lmax of first, last and v (c itself); on a
-				// ring, the balls around the two ends can meet on the far
-				// side too, which the points halfway to v rule out when
-				// their slabs hold a free node
-				var w, ring arcBox
-				g.setArc(&w, j, v-Lmax, v+Lmax)
-				for _, u := range [...]int{first, last, (first + v) / 2, (v + last) / 2} {
-					if u == v || !x.wrap[j] && u != first && u != last || u != first && u != last && !has(u, u) {
-						continue
-					}
-					g.setArc(&ring, j, u-Lmax, u+Lmax)
-					w = g.meet1(w, ring, j)
-				}
-				win.n[j], win.iv[j] = w.n[j], w.iv[j]
-			}
 			cnt := 0
 			for _, iv := range win.iv[j][:win.n[j]] {
 				cnt += int(iv[1]-iv[0]) + 1
@@ -270,6 +237,51 @@ func (a *mc1x1) mayShareArcs(k int) []bool {
 		at[a.fl[t.i]] = 0
 	}
 	return share
+}
+
+// shareWindow returns the window of mayShareArcs: a box holding every node within
+// R (around the ring on a torus) of each free node within r >= 0 of node c, c
+// free. Along each dimension, R of the least and the greatest coordinate of
+// those free nodes along the ball's own run of coordinates, and of c's own (on
+// a torus, a run shorter than the ring; along one that covers the ring, the
+// whole ring). On a ring the balls around the two ends can also meet on the far
+// side, which the balls around the points halfway to c rule out when their slabs
+// hold a free node.
+func (g arcGeom) shareWindow(c, r, R int) arcBox {
+	x := g.x
+	A := g.ball(c, r)
+	var win arcBox
+	for j := range x.d {
+		dj, v := x.dims[j], int(x.coord[c*x.d+j])
+		if x.wrap[j] && 2*r+1 >= dj {
+			g.setArc(&win, j, 0, dj-1)
+			continue
+		}
+		lo, hi := v-r, v+r
+		if !x.wrap[j] {
+			lo, hi = max(lo, 0), min(hi, dj-1)
+		}
+		// has reports whether A holds a free node with coordinate u0..u1 (of
+		// the run lo..hi) along dimension j.
+		slab := A
+		has := func(u0, u1 int) bool {
+			g.setArc(&slab, j, u0, u1)
+			return g.count(slab) > 0
+		}
+		first := searchFirst(lo, v, func(u int) bool { return has(lo, u) })
+		last := v + hi - searchFirst(v, hi, func(u int) bool { return has(v+hi-u, hi) })
+		var w, ring arcBox
+		g.setArc(&w, j, v-R, v+R)
+		for _, u := range [...]int{first, last, (first + v) / 2, (v + last) / 2} {
+			if u == v || !x.wrap[j] && u != first && u != last || u != first && u != last && !has(u, u) {
+				continue
+			}
+			g.setArc(&ring, j, u-R, u+R)
+			w = g.meet1(w, ring, j)
+		}
+		win.n[j], win.iv[j] = w.n[j], w.iv[j]
+	}
+	return win
 }
 
 // pieces returns the intervals of b along dimension j, or the one coordinate 0

@@ -164,3 +164,71 @@ func TestMayShareArcsSequence(t *testing.T) {
 		})
 	}
 }
+
+// TestShareWindowHoldsEveryPartner checks mayShareArcs's window by the plain
+// definition: every node within R of each free node within r of c (the partners
+// a tied center c can share its set with) lies in shareWindow's box, on rings and
+// tori where balls cover most of a ring (so that the balls around the ends of
+// A(c) meet on the far side), meshes and a partly wrapped grid, with sparse free
+// sets (slabs without a free node). It also requires some window to leave nodes
+// out along a wrapped dimension, so that the test can fail.
+func TestShareWindowHoldsEveryPartner(t *testing.T) {
+	partial, err := topo.NewGrid([]int{7, 6, 4}, []bool{false, true, true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(5, 55))
+	rounds := 60
+	if testing.Short() {
+		rounds = 15
+	}
+	narrowed := 0
+	for _, g := range []*topo.Grid{topo.Torus(26), topo.Torus(13), topo.Torus(26, 5), topo.Torus(7, 6, 5), topo.Mesh(12, 5, 3), partial} {
+		for round := range rounds {
+			a, err := Parse("mc1x1", g, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			mc := a.(*mc1x1)
+			x := mc.x
+			free := randomFree(rng, g.N(), []float64{0.15, 0.5, 0.9}[round%3])
+			setFree(t, a, free)
+			mc.refresh(prefixFree)
+			for range 20 {
+				c := rng.IntN(g.N())
+				if !free[c] {
+					continue
+				}
+				r := rng.IntN(x.maxLinf + 1)
+				R := r + 1 + rng.IntN(x.maxLinf+1)
+				win := arcGeom{x}.shareWindow(c, r, R)
+				for w := range g.N() {
+					partner := true
+					for u := range g.N() {
+						if free[u] && x.linf(c, u) <= r && x.linf(w, u) > R {
+							partner = false
+							break
+						}
+					}
+					in := true
+					for j := range x.d {
+						cj, ok := int32(x.coord[w*x.d+j]), false
+						for _, iv := range win.iv[j][:win.n[j]] {
+							ok = ok || iv[0] <= cj && cj <= iv[1]
+						}
+						in = in && ok
+					}
+					if partner && !in {
+						t.Fatalf("%s, free %v, c=%d r=%d R=%d: node %d is within R of every free node of the ball, not in the window %+v", g.Spec(), freeList(free), c, r, R, w, win)
+					}
+					if !in && !partner {
+						narrowed++
+					}
+				}
+			}
+		}
+	}
+	if narrowed == 0 {
+		t.Fatal("no window left a node out")
+	}
+}
