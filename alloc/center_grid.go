@@ -645,6 +645,13 @@ func (x *gridIndex) l1(a, b int) int {
 // mesh or torus (1,024 nodes, 32 radii, 16 words per set).
 const ballMaskWords = 1 << 19
 
+// hasBallMasks reports whether ballMasks has a table for this machine (not
+// larger than x.maskWords).
+func (x *gridIndex) hasBallMasks() bool {
+	n := x.g.N()
+	return n*(x.maxLinf+1)*((n+63)/64) <= x.maskWords
+}
+
 // ballMasks returns, for every node c and radius r = 0..maxLinf, the set of nodes
 // within L-infinity distance r of c as a bitset of words words (bit v of word v/64 =
 // node v), ball(c, r) at bits[(c*(maxLinf+1)+r)*words:][:words]; nil when the table
@@ -653,7 +660,7 @@ func (x *gridIndex) ballMasks() (bits []uint64, words int) {
 	n := x.g.N()
 	words = (n + 63) / 64
 	R := x.maxLinf + 1
-	if n*R*words > x.maskWords {
+	if !x.hasBallMasks() {
 		return nil, words
 	}
 	if x.masks != nil {

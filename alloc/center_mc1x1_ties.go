@@ -32,10 +32,10 @@ func (x *gridIndex) ballRect(c, r int) rect {
 }
 
 // mayShare marks the tied centers (a.tied) whose node set may equal another tied
-// center's, from counts alone, on a 2D mesh. The tie statistics count distinct
-// node sets (TieStats), and working a tied center's set out (chooseLast2D) was
-// most of a decision's cost on big meshes: about 1,100 centers tie per tied
-// decision at 128x128, nearly all with sets that no other center has. A center
+// center's, from counts alone, on a 2D mesh (mayShareArcs on tori and 3D grids).
+// The tie statistics count distinct node sets (TieStats), and working a tied
+// center's set out (chooseLast2D) was most of a decision's cost on big meshes:
+// about 1,100 centers tie per tied decision at 128x128, nearly all with sets that no other center has. A center
 // left unmarked has a set of its own and counts as one distinct set without being
 // worked out; only the marked ones are fingerprinted and compared. The count is
 // the same as with every tied center fingerprinted.
@@ -59,19 +59,8 @@ func (x *gridIndex) ballRect(c, r int) rect {
 func (a *mc1x1) mayShare(k int) []bool {
 	x := a.x
 	X, Y := x.dims[0], x.dims[1]
-	if len(a.tiedAt) < X*Y {
-		a.tiedAt = make([]int32, X*Y)
-	}
-	at := a.tiedAt
-	Lmax := 0
-	share, cuts := a.share[:0], a.cuts[:0]
-	for n, t := range a.tied {
-		at[a.fl[t.i]] = int32(n + 1)
-		Lmax = max(Lmax, t.L)
-		share = append(share, false)
-		cuts = append(cuts, [2]int32{noCut, noCut})
-	}
-	a.share, a.cuts = share, cuts
+	Lmax := a.startShare()
+	at, share := a.tiedAt, a.share
 	co := x.coord
 	wide := a.wide[:0]
 	for n, t := range a.tied {
@@ -105,6 +94,24 @@ func (a *mc1x1) mayShare(k int) []bool {
 		at[a.fl[t.i]] = 0
 	}
 	return share
+}
+
+// startShare readies mayShare's scratch for a.tied: a.tiedAt marks each tied
+// center's node with 1 + its index, a.share is all false and a.cuts not worked
+// out. It returns the largest outermost shell of the tied centers.
+func (a *mc1x1) startShare() (Lmax int) {
+	if len(a.tiedAt) < a.g.N() {
+		a.tiedAt = make([]int32, a.g.N())
+	}
+	share, cuts := a.share[:0], a.cuts[:0]
+	for n, t := range a.tied {
+		a.tiedAt[a.fl[t.i]] = int32(n + 1)
+		Lmax = max(Lmax, t.L)
+		share = append(share, false)
+		cuts = append(cuts, [2]int32{noCut, noCut})
+	}
+	a.share, a.cuts = share, cuts
+	return Lmax
 }
 
 // sharePossible reports whether tied centers n1 and n2 (indices in a.tied; shells
@@ -229,24 +236,9 @@ func (x *gridIndex) freeInRect(x0, x1, y0, y1 int) int {
 // rectangle's own when its line holds a free node, else found by binary search on
 // the counts.
 func (x *gridIndex) freeBBox(x0, x1, y0, y1, cx, cy int) (bx0, bx1, by0, by1 int) {
-	// first returns the smallest v in [lo, hi] with has(v), given has(hi).
-	first := func(lo, hi int, has func(int) bool) int {
-		if has(lo) {
-			return lo
-		}
-		for lo++; lo < hi; {
-			mid := int(uint(lo+hi) >> 1)
-			if has(mid) {
-				hi = mid
-			} else {
-				lo = mid + 1
-			}
-		}
-		return lo
-	}
-	bx0 = first(x0, cx, func(v int) bool { return x.freeInRect(x0, v, y0, y1) > 0 })
-	bx1 = cx + x1 - first(cx, x1, func(v int) bool { return x.freeInRect(cx+x1-v, x1, y0, y1) > 0 })
-	by0 = first(y0, cy, func(v int) bool { return x.freeInRect(x0, x1, y0, v) > 0 })
-	by1 = cy + y1 - first(cy, y1, func(v int) bool { return x.freeInRect(x0, x1, cy+y1-v, y1) > 0 })
+	bx0 = searchFirst(x0, cx, func(v int) bool { return x.freeInRect(x0, v, y0, y1) > 0 })
+	bx1 = cx + x1 - searchFirst(cx, x1, func(v int) bool { return x.freeInRect(cx+x1-v, x1, y0, y1) > 0 })
+	by0 = searchFirst(y0, cy, func(v int) bool { return x.freeInRect(x0, x1, y0, v) > 0 })
+	by1 = cy + y1 - searchFirst(cy, y1, func(v int) bool { return x.freeInRect(x0, x1, cy+y1-v, y1) > 0 })
 	return
 }

@@ -39,21 +39,10 @@ func TestMayShareOnBlocks(t *testing.T) {
 					}
 				}
 			}
-			nf := 0
-			for _, f := range free {
-				if f {
-					nf++
-				}
-			}
-			if nf < 2 {
+			k, ok := tieJobSize(rng, free, []int{1, 4, 9, 16, 25, 36, 49, 64}, r)
+			if !ok {
 				continue
 			}
-			ks := []int{1, 4, 9, 16, 25, 36, 49, 64}
-			k := ks[rng.IntN(len(ks))]
-			if r%3 == 0 {
-				k = 1 + rng.IntN(nf)
-			}
-			k = min(k, nf-1)
 			a, err := Parse("mc1x1", g, Options{Compat: CompatPReMAS})
 			if err != nil {
 				t.Fatal(err)
@@ -97,16 +86,46 @@ func TestMayShareOnBlocks(t *testing.T) {
 	}
 }
 
+// tieJobSize picks a job size for round r of a ties test on free: one of ks, or
+// in every third round any, below the number of free nodes; false when fewer
+// than two are free.
+func tieJobSize(rng *rand.Rand, free []bool, ks []int, r int) (int, bool) {
+	nf := 0
+	for _, f := range free {
+		if f {
+			nf++
+		}
+	}
+	if nf < 2 {
+		return 0, false
+	}
+	k := ks[rng.IntN(len(ks))]
+	if r%3 == 0 {
+		k = 1 + rng.IntN(nf)
+	}
+	return min(k, nf-1), true
+}
+
 // MC1x1 counting ties works out the node set of every tied center: on an empty
 // torus:58x58x58 all 195,112 tie, 17 s of CPU for one decision, which Ctrl-C could
 // not stop. AllocateContext stops between them with the context's cause, the state
 // and the tie statistics unchanged; the next decision is the one a fresh allocator
-// makes, and AllocateContext with a live context is Allocate.
+// makes, and AllocateContext with a live context is Allocate. On lists (as on
+// machines too large for bitsets) it stops as well inside mayShareArcs.
 func TestMC1x1AllocateContextStops(t *testing.T) {
+	for _, lists := range []bool{false, true} {
+		testMC1x1AllocateContextStops(t, lists)
+	}
+}
+
+func testMC1x1AllocateContextStops(t *testing.T, lists bool) {
 	g := topo.Torus(8, 8, 8) // 512 tied centers on the empty torus
 	a, err := Parse("mc1x1", g, Options{})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if lists {
+		forceLists(a)
 	}
 	a.(TieReporter).CountTies(true)
 	ca := a.(ContextAllocator)

@@ -1,10 +1,12 @@
 package alloc
 
 // forceLists makes an MC1x1 allocator work tied node sets out on lists, as on
-// machines too large for the ball-mask table, however small its machine: the tests
-// run both paths against the reference.
+// machines too large for the ball-mask table, however small its machine, and
+// tell them apart from counts on tori and 3D grids (mayShareArcs) whatever the
+// job size: the tests run both paths against the reference.
 func forceLists(a Allocator) {
 	a.(*mc1x1).x.maskWords = 0
+	a.(*mc1x1).arcShareMin = 0
 }
 
 // For the real-Slurm comparison (package alloc_test, slurm_real_test.go), which

@@ -306,14 +306,16 @@ const tiesCostNodes = 1 << 15
 
 // tiesCostWarning is the warning for a replay that counts the MC1x1 family's ties
 // (--metrics ties, in the default all) on a torus, or on a grid of three or more
-// dimensions, of more than tiesCostNodes nodes, or "": counting them enumerates the
-// node sets of every tied center, and on such a machine nearly every free node ties
-// (a torus's symmetry), so one decision took minutes at 10^5 nodes (a job of an
-// eighth of torus:40x40x40, 16.9 s of CPU; none of 24,320 nodes on torus:58x58x58
-// in 35 s; docs/reliability.md, "200,000 nodes walked"). A 2D mesh counts them
-// by a faster path. specs are the allocators replayed; in names where --metrics
-// is given when not on the command line ("the sweep file's flags"), "" for sim's
-// and compare's own flag.
+// dimensions, of more than tiesCostNodes nodes, where they are slow, or "": with
+// tie-breaking (mc1x1:tb=...), with mc1x1-greedy, and on grids of four or more
+// dimensions the node set of every tied center is worked out, and on such a
+// machine nearly every free node ties (a torus's symmetry), so one decision took
+// minutes at 10^5 nodes (docs/reliability.md, "200,000 nodes walked"). Plain
+// mc1x1 tells most tied sets apart from box counts there too (mayShareArcs:
+// torus:46x46x46's first 30 scaled SDSC jobs in 5.5 s of CPU, 74 s before;
+// "MC1x1's ties counted from counts on tori and 3D"), as on a 2D mesh. specs are
+// the allocators replayed; in names where --metrics is given when not on the
+// command line ("the sweep file's flags"), "" for sim's and compare's own flag.
 func tiesCostWarning(m topo.Machine, metrics sim.MetricSet, specs []string, in string) string {
 	if metrics != 0 && !metrics.Has(sim.MetricsTies) {
 		return ""
@@ -323,14 +325,15 @@ func tiesCostWarning(m topo.Machine, metrics sim.MetricSet, specs []string, in s
 		return ""
 	}
 	for _, a := range specs {
-		if name, _, _ := strings.Cut(a, ":"); name == "mc1x1" || name == "mc1x1-greedy" {
+		name, arg, _ := strings.Cut(a, ":")
+		if name == "mc1x1-greedy" || name == "mc1x1" && (arg != "" || len(g.Dims()) > 3) {
 			flag := func(v string) string {
 				if in == "" {
 					return "--metrics " + v
 				}
 				return "--metrics " + v + " in " + in
 			}
-			return fmt.Sprintf("counting %s's ties (%s, in the default all) on %s (%d nodes) can take minutes a decision; they never change the nodes chosen: %s leaves them out", name, flag("ties"), m.Spec(), g.N(), flag("sched,dist,route"))
+			return fmt.Sprintf("counting %s's ties (%s, in the default all) on %s (%d nodes) can take minutes a decision; they never change the nodes chosen: %s leaves them out", a, flag("ties"), m.Spec(), g.N(), flag("sched,dist,route"))
 		}
 	}
 	return ""
@@ -739,7 +742,7 @@ procalloc sim --trace sim/testdata/sacct-fattree.txt --graph topo/testdata/topol
 					r, err := rp.Run(ctx)
 					if err != nil && r == nil && ctx.Err() != nil {
 						// Stopped before the trace's first job finished (one
-						// decision can take minutes on 2 x 10^5 nodes: mc1x1's
+						// decision can take minutes on 2 x 10^5 nodes: mc1x1:tb's
 						// ties on a 3D torus): say so, not a bare "interrupted".
 						return fmt.Errorf("the trace's first job (of %d) had not finished: nothing written; stopped: %w", jobs, err)
 					}

@@ -15,7 +15,9 @@ import (
 
 // Counting the MC1x1 family's ties is said to be slow exactly where it is: a
 // torus, or a grid of three or more dimensions, above tiesCostNodes nodes, with
-// ties counted (named, or the default all) and an allocator of the family.
+// ties counted (named, or the default all) and an allocator of the family that
+// works every tied set out there (mc1x1 with tie-breaking, mc1x1-greedy; plain
+// mc1x1 on four or more dimensions).
 func TestTiesCostWarningWhere(t *testing.T) {
 	for _, c := range []struct {
 		machine string
@@ -23,11 +25,15 @@ func TestTiesCostWarningWhere(t *testing.T) {
 		specs   []string
 		warn    bool
 	}{
-		{"torus:34x34x34", 0, []string{"mc1x1"}, true},
+		{"torus:34x34x34", 0, []string{"mc1x1:tb=3,9,3,2"}, true},
 		{"torus:34x34x34", sim.MetricsAll, []string{"bf:rcm", "mc1x1-greedy:tb=3,9,3,2"}, true},
-		{"mesh:34x34x34", sim.MetricsSched | sim.MetricsTies, []string{"mc1x1"}, true},
-		{"torus:182x182", 0, []string{"mc1x1"}, true},
-		{"mesh:34x34x34:wrap=z", 0, []string{"mc1x1"}, true},
+		{"mesh:34x34x34", sim.MetricsSched | sim.MetricsTies, []string{"mc1x1-greedy"}, true},
+		{"torus:182x182", 0, []string{"mc1x1", "mc1x1:tb=3,9,3,2"}, true},
+		{"mesh:34x34x34:wrap=z", 0, []string{"mc1x1-greedy"}, true},
+		{"torus:14x14x14x14", 0, []string{"mc1x1"}, true},     // four dimensions: every tied set worked out
+		{"torus:34x34x34", 0, []string{"mc1x1"}, false},       // tied sets told apart from counts (mayShareArcs)
+		{"mesh:34x34x34:wrap=z", 0, []string{"mc1x1"}, false}, // likewise
+		{"torus:182x182", 0, []string{"mc1x1"}, false},        // likewise
 		{"torus:34x34x34", sim.MetricsSched | sim.MetricsDist | sim.MetricsRoute, []string{"mc1x1"}, false},
 		{"torus:34x34x34", 0, []string{"bf:rcm", "mm", "genalg"}, false},
 		{"mesh:448x448", 0, []string{"mc1x1"}, false},   // 2D meshes count ties by a faster path
@@ -59,10 +65,11 @@ func TestTiesCostWarningSaid(t *testing.T) {
 		args []string
 		warn bool
 	}{
-		{[]string{"sim", "--alloc", "mc1x1"}, true},
-		{[]string{"sim", "--alloc", "mc1x1", "--metrics", "sched"}, false},
-		{[]string{"compare", "--alloc", "bf:rcm,mc1x1"}, true},
-		{[]string{"compare", "--alloc", "bf:rcm,mc1x1", "--metrics", "sched,dist"}, false},
+		{[]string{"sim", "--alloc", "mc1x1-greedy"}, true},
+		{[]string{"sim", "--alloc", "mc1x1-greedy", "--metrics", "sched"}, false},
+		{[]string{"sim", "--alloc", "mc1x1"}, false},
+		{[]string{"compare", "--alloc", "bf:rcm,mc1x1:tb=3,9,3,2"}, true},
+		{[]string{"compare", "--alloc", "bf:rcm,mc1x1:tb=3,9,3,2", "--metrics", "sched,dist"}, false},
 		{[]string{"compare", "--alloc", "bf:rcm,freelist:rcm"}, false},
 	} {
 		var errb bytes.Buffer
