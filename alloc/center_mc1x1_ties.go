@@ -1,6 +1,9 @@
 package alloc
 
-import "math"
+import (
+	"math"
+	"sort"
+)
 
 // tieScratch is the scratch space of mayShare.
 type tieScratch struct {
@@ -174,19 +177,6 @@ func (a *mc1x1) orderCuts(t tieCand, A, B rect) [2]int32 {
 	x := a.x
 	shell := func(r rect) int { return x.freeIn(B.meet(r)) - x.freeIn(A.meet(r)) }
 	c, p1 := a.fl[t.i], a.fl[t.i-1]
-	// smallest returns the smallest d in [lo, hi] with count(d) >= need, given
-	// count(hi) >= need.
-	smallest := func(lo, hi, need int, count func(int) int) int {
-		for lo < hi {
-			mid := int(uint(lo+hi) >> 1)
-			if count(mid) >= need {
-				hi = mid
-			} else {
-				lo = mid + 1
-			}
-		}
-		return lo
-	}
 	D := x.linf(c, p1)
 	d1 := smallest(max(t.L-D, 0), t.L+D, t.m, func(d int) int { return shell(x.ballRect(p1, d)) })
 	cuts := [2]int32{int32(d1), noCut}
@@ -241,4 +231,11 @@ func (x *gridIndex) freeBBox(x0, x1, y0, y1, cx, cy int) (bx0, bx1, by0, by1 int
 	by0 = searchFirst(y0, cy, func(v int) bool { return x.freeInRect(x0, x1, y0, v) > 0 })
 	by1 = cy + y1 - searchFirst(cy, y1, func(v int) bool { return x.freeInRect(x0, x1, cy+y1-v, y1) > 0 })
 	return
+}
+
+// smallest returns the smallest d in [lo, hi] with count(d) >= need, given
+// count(hi) >= need and count non-decreasing in d (orderCuts' cut distances, on
+// meshes and on arcs).
+func smallest(lo, hi, need int, count func(int) int) int {
+	return lo + sort.Search(hi-lo, func(i int) bool { return count(lo+i) >= need })
 }

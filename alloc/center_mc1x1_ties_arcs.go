@@ -386,19 +386,6 @@ func (g arcGeom) orderCuts(a *mc1x1, t tieCand, A, Bl arcBox) [2]int32 {
 	x := a.x
 	shell := func(r arcBox) int { return g.count(g.meet(Bl, r)) - g.count(g.meet(A, r)) }
 	c, p1 := a.fl[t.i], a.fl[t.i-1]
-	// smallest returns the smallest d in [lo, hi] with count(d) >= need, given
-	// count(hi) >= need.
-	smallest := func(lo, hi, need int, count func(int) int) int {
-		for lo < hi {
-			mid := int(uint(lo+hi) >> 1)
-			if count(mid) >= need {
-				hi = mid
-			} else {
-				lo = mid + 1
-			}
-		}
-		return lo
-	}
 	D := x.linf(c, p1)
 	d1 := smallest(max(t.L-D, 0), t.L+D, t.m, func(d int) int { return shell(g.ball(p1, d)) })
 	cuts := [2]int32{int32(d1), noCut}
