@@ -92,34 +92,32 @@ func (g arcGeom) meet1(p, q arcBox, j int) arcBox {
 // meetDim sets dimension j of b to the meet of p's and q's, reporting whether
 // it is not empty.
 func meetDim(b, p, q *arcBox, j int) bool {
-	{
-		if p.n[j] == 1 && q.n[j] == 1 { // most often: one interval each
-			lo, hi := max(p.iv[j][0][0], q.iv[j][0][0]), min(p.iv[j][0][1], q.iv[j][0][1])
-			if lo > hi {
-				b.n[j] = 0
-				return false
-			}
-			b.iv[j][0] = [2]int32{lo, hi}
-			b.n[j] = 1
-			return true
+	if p.n[j] == 1 && q.n[j] == 1 { // most often: one interval each
+		lo, hi := max(p.iv[j][0][0], q.iv[j][0][0]), min(p.iv[j][0][1], q.iv[j][0][1])
+		if lo > hi {
+			b.n[j] = 0
+			return false
 		}
-		P, Q := p.iv[j][:p.n[j]], q.iv[j][:q.n[j]]
-		n := 0
-		for s, t := 0, 0; s < len(P) && t < len(Q); {
-			lo, hi := max(P[s][0], Q[t][0]), min(P[s][1], Q[t][1])
-			if lo <= hi && n < maxArcPieces {
-				b.iv[j][n] = [2]int32{lo, hi}
-				n++
-			}
-			if P[s][1] < Q[t][1] {
-				s++
-			} else {
-				t++
-			}
-		}
-		b.n[j] = uint8(n)
-		return n > 0
+		b.iv[j][0] = [2]int32{lo, hi}
+		b.n[j] = 1
+		return true
 	}
+	P, Q := p.iv[j][:p.n[j]], q.iv[j][:q.n[j]]
+	n := 0
+	for s, t := 0, 0; s < len(P) && t < len(Q); {
+		lo, hi := max(P[s][0], Q[t][0]), min(P[s][1], Q[t][1])
+		if lo <= hi && n < maxArcPieces {
+			b.iv[j][n] = [2]int32{lo, hi}
+			n++
+		}
+		if P[s][1] < Q[t][1] {
+			s++
+		} else {
+			t++
+		}
+	}
+	b.n[j] = uint8(n)
+	return n > 0
 }
 
 // count is the number of free nodes in b: the prefix sums of the free map over
