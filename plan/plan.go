@@ -108,8 +108,9 @@ type Options struct {
 	// spelling of none, is none too). procalloc plan's --time-limit passes
 	// DefaultTimeLimit unless told otherwise. The ordering's solve gets at most
 	// half of it; the replays stop when it is reached, and the report then covers
-	// the workload's first jobs that every deployment replayed, saying so (Workload.Stopped, a warning, the
-	// recommendation's words); the predictions files are named for those jobs.
+	// the workload's first jobs that every deployment replayed, saying so
+	// (Workload.Stopped, a warning, the recommendation's words); the predictions
+	// files are named for those jobs.
 	// The deployments' builds (a few seconds at 10^5 hosts) stop at it too: a
 	// deployment whose build it stops, and every later one, is not built (not
 	// Supported, Why "not built: ..."), and the replays then cover no job.
