@@ -97,9 +97,14 @@ func TestPlanTimeLimitStopsReplays(t *testing.T) {
 		t.Fatal("replays stopped: report.json says nothing")
 	}
 	n := st.Jobs
-	// Lockstep: no replay passed on more than the window beyond the slowest.
-	if n < at-lockstepWindow || n > at {
-		t.Errorf("stopped after %d jobs, want between %d and %d (lockstep window %d)", n, at-lockstepWindow, at, lockstepWindow)
+	// Lockstep: when the first replay passed on its at-th job (the hook runs before
+	// its lockstep wait), its at-1 jobs were within the window of the slowest. No
+	// upper bound but the whole workload: after the stop, each replay passes on
+	// what its next event ends before it looks at the context, and a job that
+	// held later ones back (results come in trace order) can release many at once
+	// (715 seen once at 700 under load).
+	if lo := at - 1 - lockstepWindow; n < lo || n >= total {
+		t.Errorf("stopped after %d jobs, want at least %d (lockstep window %d) and fewer than all %d", n, lo, lockstepWindow, total)
 	}
 	if r.Workload.Jobs != total || st.Reason != "plan time limit 1m0s reached" {
 		t.Errorf("workload jobs %d (want %d), reason %q", r.Workload.Jobs, total, st.Reason)
