@@ -30,14 +30,18 @@ test-full: highs
 
 # test-race runs the short tests under Go's race detector (cgo, so HiGHS's binding
 # too): compare's and sweep's parallel replays, progress bars, interrupts, the
-# solvers' workers and caches. alloc, netsim and ptas are left out: their own code
-# and tests start no goroutine, so the detector has nothing to compare in them
-# (their code runs under it in sim's and cmd/procalloc's parallel tests), and they
-# are 21 of the 38 minutes the whole tree takes. About 10 minutes on 2 cores: not
-# part of make test, which CI runs (docs/reliability.md).
+# solvers' workers and caches. alloc, netsim and ptas are left out as wholes: their
+# code starts no goroutine and most of their tests none (their code runs under the
+# detector in sim's and cmd/procalloc's parallel tests), and they are 21 of the 38
+# minutes the whole tree takes. netsim's routers, distance classes and flit tables
+# are shared by concurrent replays, so its tests of that sharing (RACE_NETSIM) run
+# under it too (seconds). About 10 minutes on 2 cores: not part of make test, which
+# CI runs (docs/reliability.md).
 RACE_PKGS = $(shell $(GO) list ./... | grep -v -e '/alloc$$' -e '/netsim$$' -e '/ptas$$')
+RACE_NETSIM = TestFlitEnginesShareTheirNetwork|TestRouteMetersShareOneRouter|TestEnginesShareTheirRoutersClasses
 test-race: highs
 	$(GO) test -tags $(TAGS) -race -short $(RACE_PKGS)
+	$(GO) test -tags $(TAGS) -race -short -run '$(RACE_NETSIM)' ./netsim
 
 # test-slurm starts a 16-node Slurm on loopback (Debian's packages, installed when
 # missing; needs root), checks procalloc's Slurm emulation against it placement by
